@@ -1,0 +1,58 @@
+// What the CLI's subcommands share: rule loading (shipped, user folders), reading inputs, and
+// the SourceProvider over files on disk.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fix_planner.h"
+#include "core/rule.h"
+
+namespace denpex::cli {
+
+// Exit codes, as linters use them.
+constexpr int kExitClean = 0;
+constexpr int kExitFound = 1;
+constexpr int kExitUsage = 2;
+
+// Reads every *.yaml / *.yml file below `dir`, sorted by path. Unreadable entries become errors.
+std::vector<core::RuleSource> readRuleDir(const std::filesystem::path& dir, std::vector<core::RuleError>& errors);
+
+// The shipped rules, then the workspace's `.denpex/rules/` (when present under `cwd`), then
+// each `--rules DIR`, later ones overriding earlier ones by id.
+struct RuleLoad {
+  core::RuleSet rules;
+  std::vector<core::RuleError> errors;
+};
+RuleLoad loadRules(const std::vector<std::string>& extraDirs, bool builtin = true);
+
+// Reads a whole file; nullopt with `error` set when it is missing, a directory or unreadable.
+std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
+
+// Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
+// to the root, then by their trailing components below the root (a log recorded on another
+// machine names the same train.py under another prefix).
+class DiskSources : public core::SourceProvider {
+ public:
+  explicit DiskSources(std::filesystem::path root) : root_(std::move(root)) {}
+  std::optional<core::SourceFile> open(const std::string& path) override;
+  std::vector<std::string> candidates() override;
+
+ private:
+  std::optional<std::filesystem::path> resolve(const std::string& path);
+  const std::vector<std::filesystem::path>& walk();
+
+  std::filesystem::path root_;
+  std::optional<std::vector<std::filesystem::path>> files_;
+};
+
+bool isTerminal(int fd);
+
+int runDiagnose(const std::vector<std::string>& args);
+int runExplain(const std::vector<std::string>& args);
+int runRules(const std::vector<std::string>& args);
+
+}  // namespace denpex::cli

@@ -1,0 +1,207 @@
+// `denpex diagnose`: read logs (files or stdin), diagnose, print, and optionally fix sources.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli/common.h"
+#include "core/diagnoser.h"
+#include "core/fix_planner.h"
+#include "core/matcher.h"
+#include "core/report.h"
+
+namespace denpex::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: denpex diagnose [options] [PATH ...]
+
+Diagnoses training logs. With no PATH, or with '-', reads standard input.
+
+options:
+  --format FORMAT   text (default), json, markdown or sarif
+  --fix             show the source fixes as a unified diff
+  --apply           write the source fixes (never over a file that changed meanwhile)
+  --source DIR      where your code is, for fixes (default: the current folder)
+  --rules DIR       also load the rules in DIR (repeatable; overrides shipped rules by id)
+  --color WHEN      auto (default), always or never
+  -h, --help        show this help
+
+exit status: 0 nothing found, 1 a failure diagnosed, 2 usage or input error
+)";
+
+struct Options {
+  std::string format = "text";
+  bool fix = false;
+  bool apply = false;
+  std::string source = ".";
+  std::vector<std::string> ruleDirs;
+  std::string color = "auto";
+  std::vector<std::string> paths;
+};
+
+int usageError(const std::string& message) {
+  std::cerr << "denpex diagnose: " << message << "\n(see 'denpex diagnose --help')\n";
+  return kExitUsage;
+}
+
+// Streams one input into the diagnoser in chunks; the log is never held whole.
+bool feed(core::Diagnoser& d, std::istream& in) {
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    std::streamsize n = in.gcount();
+    if (n > 0) d.addText(std::string_view(buf.data(), static_cast<size_t>(n)));
+  }
+  return !in.bad();
+}
+
+// Writes the applicable plans, one file at a time, refusing any file whose text changed since
+// it was read.
+int applyPlans(const std::vector<std::vector<core::FixPlan>>& plans) {
+  std::map<std::string, std::pair<std::string, std::vector<core::TextEdit>>> byFile;
+  for (const auto& list : plans) {
+    for (const auto& plan : list) {
+      if (!plan.applicable) continue;
+      auto& entry = byFile[plan.path];
+      entry.first = plan.originalText;
+      entry.second.insert(entry.second.end(), plan.edits.begin(), plan.edits.end());
+    }
+  }
+  int status = 0;
+  for (auto& [path, entry] : byFile) {
+    auto& edits = entry.second;
+    std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+    edits.erase(std::unique(edits.begin(), edits.end(),
+                            [](const auto& a, const auto& b) { return a.begin == b.begin && a.end == b.end && a.newText == b.newText; }),
+                edits.end());
+    std::string error;
+    auto now = readFile(path, error);
+    if (!now || *now != entry.first) {
+      std::cerr << "denpex: " << path << " changed since it was read; not written\n";
+      status = kExitUsage;
+      continue;
+    }
+    std::string updated = core::applyEdits(entry.first, edits);
+    fs::path tmp = fs::path(path).concat(".denpex-tmp");
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << updated;
+      if (!out) {
+        std::cerr << "denpex: cannot write " << tmp.string() << "\n";
+        status = kExitUsage;
+        continue;
+      }
+    }
+    std::error_code ec;
+    fs::permissions(tmp, fs::status(path, ec).permissions(), ec);
+    fs::rename(tmp, path, ec);
+    if (ec) {
+      std::cerr << "denpex: cannot replace " << path << ": " << ec.message() << "\n";
+      fs::remove(tmp, ec);
+      status = kExitUsage;
+      continue;
+    }
+    std::cerr << "denpex: applied " << edits.size() << " edit" << (edits.size() == 1 ? "" : "s") << " to " << path << "\n";
+  }
+  return status;
+}
+
+}  // namespace
+
+int runDiagnose(const std::vector<std::string>& args) {
+  Options opt;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return kExitClean;
+    } else if (a == "--format" || a == "--source" || a == "--rules" || a == "--color") {
+      auto v = value();
+      if (!v) return usageError(a + " needs a value");
+      if (a == "--format") opt.format = *v;
+      else if (a == "--source") opt.source = *v;
+      else if (a == "--rules") opt.ruleDirs.push_back(*v);
+      else opt.color = *v;
+    } else if (a.rfind("--format=", 0) == 0) {
+      opt.format = a.substr(9);
+    } else if (a == "--fix") {
+      opt.fix = true;
+    } else if (a == "--apply") {
+      opt.apply = true;
+      opt.fix = true;
+    } else if (a == "-") {
+      opt.paths.push_back(a);
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usageError("unknown option '" + a + "'");
+    } else {
+      opt.paths.push_back(a);
+    }
+  }
+  if (opt.format != "text" && opt.format != "json" && opt.format != "markdown" && opt.format != "sarif")
+    return usageError("unknown format '" + opt.format + "' (expected text, json, markdown or sarif)");
+  if (opt.color != "auto" && opt.color != "always" && opt.color != "never")
+    return usageError("--color takes auto, always or never");
+  std::error_code ec;
+  if (!fs::is_directory(opt.source, ec)) return usageError("--source " + opt.source + ": not a folder");
+  if (opt.paths.empty()) {
+    if (isTerminal(STDIN_FILENO)) return usageError("no log given (pass a file, or pipe a log into 'denpex diagnose -')");
+    opt.paths.push_back("-");
+  }
+
+  RuleLoad load = loadRules(opt.ruleDirs);
+  for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
+  core::Matcher matcher(load.rules);
+  core::Diagnoser diagnoser(load.rules, matcher);
+
+  for (const auto& path : opt.paths) {
+    if (path == "-") {
+      diagnoser.beginSource("<stdin>");
+      if (!feed(diagnoser, std::cin)) return usageError("error reading standard input");
+      continue;
+    }
+    auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) return usageError(path + ": no such file");
+    if (fs::is_directory(status)) return usageError(path + ": is a directory (give the log files in it)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return usageError(path + ": cannot be read (permission denied?)");
+    diagnoser.beginSource(path);
+    if (!feed(diagnoser, in)) return usageError(path + ": read error");
+  }
+  core::Diagnosis diagnosis = diagnoser.finish();
+
+  // Fix plans are always made: the text report names them, JSON and SARIF carry them, and
+  // --fix / --apply show or write them.
+  std::vector<std::vector<core::FixPlan>> plans(diagnosis.findings.size());
+  DiskSources sources(opt.source);
+  for (size_t i = 0; i < diagnosis.findings.size(); ++i) plans[i] = core::planFixes(diagnosis.findings[i], sources);
+  core::ReportInput report{diagnosis, plans};
+  if (opt.format == "json") std::cout << core::renderJson(report);
+  else if (opt.format == "sarif") std::cout << core::renderSarif(report);
+  else if (opt.format == "markdown") std::cout << core::renderMarkdown(report);
+  else {
+    core::TextOptions text;
+    text.color = opt.color == "always" || (opt.color == "auto" && isTerminal(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+    text.showDiff = opt.fix;
+    std::cout << core::renderText(report, text);
+  }
+  std::cout.flush();
+  if (opt.apply) {
+    int status = applyPlans(plans);
+    if (status != 0) return status;
+  }
+  return diagnosis.findings.empty() ? kExitClean : kExitFound;
+}
+
+}  // namespace denpex::cli

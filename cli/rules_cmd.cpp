@@ -1,0 +1,246 @@
+// `denpex explain RULE` and `denpex rules list|lint|test`.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <set>
+
+#include "cli/common.h"
+#include "core/diagnoser.h"
+#include "core/matcher.h"
+#include "core/report.h"
+
+namespace denpex::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
+       denpex rules lint [DIR]
+       denpex rules test [DIR] [--examples DIR] [--rule ID]
+
+  list   the rules: shipped ones, or those in DIR
+  lint   check rule files: YAML, fields, regexes, examples; exit 1 on any problem
+  test   run every rule's examples: those that must match and those that must not.
+         Examples come from the rule file's 'examples', from <DIR>/<id>/match|no_match/
+         beside the rules, and from --examples DIR (the same layout). --rule runs one rule.
+)";
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// Example logs from a folder laid out as <id>/match/* and <id>/no_match/*.
+void addExampleFiles(const fs::path& dir, core::Rule& rule) {
+  std::error_code ec;
+  for (auto [sub, list] : {std::pair{"match", &rule.matchExamples}, std::pair{"no_match", &rule.noMatchExamples}}) {
+    fs::path folder = dir / rule.id / sub;
+    if (!fs::is_directory(folder, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+      if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::string error;
+      if (auto text = readFile(f, error)) list->push_back({f.string(), std::move(*text)});
+    }
+  }
+}
+
+struct Target {
+  RuleLoad load;
+  std::vector<std::string> ids;  // the rules to list / lint / test, in load order
+};
+
+Target loadTarget(const std::optional<std::string>& dir) {
+  Target t;
+  if (!dir) {
+    t.load = loadRules({});
+    for (const auto& r : t.load.rules.rules()) t.ids.push_back(r->id);
+    return t;
+  }
+  // The folder's rules are tested among the shipped ones, as a user's run would load them.
+  t.load = loadRules({});
+  std::vector<core::RuleError> errors;
+  auto sources = readRuleDir(*dir, errors);
+  auto more = t.load.rules.add(sources);
+  t.load.errors = errors;
+  t.load.errors.insert(t.load.errors.end(), more.begin(), more.end());
+  for (const auto& s : sources) {
+    for (const auto& r : t.load.rules.rules())
+      if (r->file == s.path) t.ids.push_back(r->id);
+  }
+  return t;
+}
+
+int list(const std::optional<std::string>& dir) {
+  Target t = loadTarget(dir);
+  for (const auto& e : t.load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
+  std::cout << std::left << std::setw(34) << "ID" << std::setw(14) << "CATEGORY" << std::setw(9) << "SEVERITY"
+            << "TITLE\n";
+  for (const auto& id : t.ids) {
+    const core::Rule* r = t.load.rules.find(id);
+    std::cout << std::left << std::setw(34) << r->id << std::setw(14) << r->category << std::setw(9)
+              << core::toString(r->severity) << r->title << "\n";
+  }
+  std::cout << t.ids.size() << " rules\n";
+  return t.load.errors.empty() ? kExitClean : kExitFound;
+}
+
+int lint(const std::optional<std::string>& dir) {
+  Target t = loadTarget(dir);
+  std::vector<core::RuleError> problems = t.load.errors;
+  std::set<std::string> seen;
+  for (const auto& id : t.ids) {
+    core::Rule rule = *t.load.rules.find(id);
+    if (dir) addExampleFiles(fs::path(rule.file).parent_path(), rule);
+    auto more = core::lintRule(rule);
+    problems.insert(problems.end(), more.begin(), more.end());
+    for (const auto& rel : rule.related)
+      if (!t.load.rules.find(rel)) problems.push_back({rule.file, 0, "rule '" + id + "': related rule '" + rel + "' does not exist"});
+  }
+  for (const auto& p : problems) std::cout << p.format() << "\n";
+  std::cout << t.ids.size() << " rules checked, " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
+            << "\n";
+  return problems.empty() ? kExitClean : kExitFound;
+}
+
+int test(const std::optional<std::string>& dir, const std::vector<std::string>& exampleDirs,
+         const std::optional<std::string>& only) {
+  Target t = loadTarget(dir);
+  for (const auto& e : t.load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
+  core::Matcher matcher(t.load.rules);
+  size_t validated = 0, missing = 0, noisy = 0, firstRight = 0, firstWrong = 0, nothing = 0, rulesFailed = 0;
+  size_t tested = 0;
+  for (const auto& id : t.ids) {
+    if (only && id != *only) continue;
+    ++tested;
+    core::Rule rule = *t.load.rules.find(id);
+    if (dir) addExampleFiles(fs::path(rule.file).parent_path(), rule);
+    for (const auto& ed : exampleDirs) addExampleFiles(ed, rule);
+    std::vector<std::string> failures;
+    for (const auto& ex : rule.matchExamples) {
+      auto d = core::diagnoseText(t.load.rules, matcher, ex.text, ex.name);
+      bool hit = std::any_of(d.findings.begin(), d.findings.end(), [&](const auto& f) { return f.rule->id == id; });
+      if (hit) ++validated;
+      else {
+        ++missing;
+        std::string got = d.findings.empty() ? "nothing" : d.findings.front().rule->id;
+        failures.push_back("  missing: " + ex.name + " (found " + got + ")");
+      }
+      if (d.findings.empty()) ++nothing;
+      else if (d.findings.front().rule->id == id) ++firstRight;
+      else ++firstWrong;
+    }
+    for (const auto& ex : rule.noMatchExamples) {
+      auto d = core::diagnoseText(t.load.rules, matcher, ex.text, ex.name);
+      bool hit = std::any_of(d.findings.begin(), d.findings.end(), [&](const auto& f) { return f.rule->id == id; });
+      if (hit) {
+        ++noisy;
+        failures.push_back("  noisy: " + ex.name + " must not match");
+      } else {
+        ++validated;
+      }
+    }
+    if (!rule.fallback && (rule.matchExamples.empty() || rule.noMatchExamples.empty()))
+      failures.push_back("  has no examples that must " + std::string(rule.matchExamples.empty() ? "match" : "not match"));
+    std::cout << (failures.empty() ? "ok    " : "FAIL  ") << id << " (" << rule.matchExamples.size() << " match, "
+              << rule.noMatchExamples.size() << " no_match)\n";
+    for (const auto& f : failures) std::cout << f << "\n";
+    if (!failures.empty()) ++rulesFailed;
+  }
+  if (only && tested == 0) {
+    std::cerr << "denpex rules test: no rule '" << *only << "'\n";
+    return kExitUsage;
+  }
+  std::cout << "\nValidated: " << validated << "  Missing: " << missing << "  Noisy: " << noisy << "\n";
+  std::cout << "Match examples: " << firstRight << " diagnosed as their rule first, " << firstWrong
+            << " as another rule first, " << nothing << " matched nothing\n";
+  std::cout << tested - rulesFailed << " passed, " << rulesFailed << " failed\n";
+  return rulesFailed == 0 && t.load.errors.empty() ? kExitClean : kExitFound;
+}
+
+}  // namespace
+
+int runExplain(const std::vector<std::string>& args) {
+  std::vector<std::string> dirs;
+  std::optional<std::string> id;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::cout << "usage: denpex explain [--rules DIR] RULE\n\nPrints the rule's full entry as Markdown.\n";
+      return kExitClean;
+    }
+    if (args[i] == "--rules" && i + 1 < args.size()) dirs.push_back(args[++i]);
+    else if (!id && args[i][0] != '-') id = args[i];
+    else {
+      std::cerr << "denpex explain: unexpected argument '" << args[i] << "'\n";
+      return kExitUsage;
+    }
+  }
+  if (!id) {
+    std::cerr << "denpex explain: which rule? (see 'denpex rules list')\n";
+    return kExitUsage;
+  }
+  RuleLoad load = loadRules(dirs);
+  for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
+  if (const core::Rule* r = load.rules.find(*id)) {
+    std::cout << core::explainMarkdown(*r);
+    return kExitClean;
+  }
+  std::string best;
+  size_t bestDistance = 1000;
+  for (const auto& r : load.rules.rules()) {
+    size_t dist = editDistance(*id, r->id);
+    if (r->id.find(*id) != std::string::npos) dist = 0;
+    if (dist < bestDistance) {
+      bestDistance = dist;
+      best = r->id;
+    }
+  }
+  std::cerr << "denpex explain: no rule '" << *id << "'";
+  if (!best.empty() && bestDistance <= std::max<size_t>(3, id->size() / 2)) std::cerr << "; did you mean '" << best << "'?";
+  std::cerr << "\n";
+  return kExitUsage;
+}
+
+int runRules(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::cout << kRulesUsage;
+    return args.empty() ? kExitUsage : kExitClean;
+  }
+  std::string sub = args[0];
+  std::optional<std::string> dir, only;
+  std::vector<std::string> exampleDirs;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--examples" && i + 1 < args.size()) exampleDirs.push_back(args[++i]);
+    else if (args[i] == "--rule" && i + 1 < args.size()) only = args[++i];
+    else if (!dir && args[i][0] != '-') dir = args[i];
+    else {
+      std::cerr << "denpex rules: unexpected argument '" << args[i] << "'\n";
+      return kExitUsage;
+    }
+  }
+  if (dir) {
+    std::error_code ec;
+    if (!fs::is_directory(*dir, ec)) {
+      std::cerr << "denpex rules: " << *dir << ": not a folder\n";
+      return kExitUsage;
+    }
+  }
+  if (sub == "list") return list(dir);
+  if (sub == "lint") return lint(dir);
+  if (sub == "test") return test(dir, exampleDirs, only);
+  std::cerr << "denpex rules: unknown subcommand '" << sub << "'\n" << kRulesUsage;
+  return kExitUsage;
+}
+
+}  // namespace denpex::cli

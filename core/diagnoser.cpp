@@ -1,0 +1,611 @@
+// Streaming diagnosis: per-rank signal state, metric windows and exception groups, turned into
+// ordered findings at the end (see diagnoser.h).
+#include "core/diagnoser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <set>
+#include <tuple>
+
+namespace denpex::core {
+namespace {
+
+constexpr size_t kEvidenceTextMax = 400;
+
+std::string formatNumber(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+struct Sample {
+  long long step = 0;
+  uint32_t rawEnd = 0;
+  double value = 0;
+  uint32_t source = 0;
+  uint64_t line = 0;
+  std::string text;
+  int rank = -1;
+  std::string timestamp;
+};
+
+enum MetricId { kLoss, kGradNorm, kLr, kLossScale, kMetricCount };
+
+MetricId metricId(const std::string& name) {
+  if (name == "loss") return kLoss;
+  if (name == "grad_norm") return kGradNorm;
+  if (name == "lr") return kLr;
+  return kLossScale;
+}
+
+const char* metricName(MetricId id) {
+  switch (id) {
+    case kLoss: return "loss";
+    case kGradNorm: return "grad_norm";
+    case kLr: return "lr";
+    default: return "loss scale";
+  }
+}
+
+struct Metrics {
+  bool any = false;
+  long long counter = 0;
+  std::optional<Sample> firstNonfinite[kMetricCount];
+  std::deque<Sample> gradWindow;  // grad-norm samples before the loss turned non-finite
+  std::optional<Sample> lastScale;
+  std::optional<Sample> firstScale;
+  std::optional<Sample> minScale;
+  int scaleDecreases = 0;
+};
+
+struct SignalHit {
+  bool seen = false;
+  Evidence evidence;
+  std::vector<std::pair<std::string, std::string>> captures;
+  uint64_t count = 0;
+};
+
+struct RankState {
+  std::vector<std::vector<SignalHit>> hits;  // [rule][signal]
+  Metrics metrics;
+  std::string lastTimestamp;
+};
+
+struct ExceptionGroup {
+  Traceback first;
+  int count = 0;
+  std::set<int> ranks;
+  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> ranges;  // (source, first, last)
+  std::string templ;
+};
+
+struct SignalValue {
+  bool value = false;
+  std::vector<Evidence> evidence;
+  std::vector<std::pair<std::string, std::string>> captures;
+  std::string observed;
+  std::optional<long long> step;
+};
+
+bool evalCondition(const Condition& c, const std::vector<SignalValue>& values) {
+  switch (c.op) {
+    case Condition::Op::kSignal: return values[static_cast<size_t>(c.signal)].value;
+    case Condition::Op::kNot: return !evalCondition(c.args[0], values);
+    case Condition::Op::kAnd: return evalCondition(c.args[0], values) && evalCondition(c.args[1], values);
+    case Condition::Op::kOr: return evalCondition(c.args[0], values) || evalCondition(c.args[1], values);
+  }
+  return false;
+}
+
+Evidence sampleEvidence(const Sample& s, const std::string& signal) {
+  Evidence e;
+  e.source = s.source;
+  e.line = s.line;
+  e.begin = 0;
+  e.end = s.rawEnd;
+  e.signal = signal;
+  e.text = s.text;
+  e.rank = s.rank;
+  e.timestamp = s.timestamp;
+  return e;
+}
+
+// Sustained growth: the last three or more samples rise step after step by 10x overall, or the
+// window spans three orders of magnitude with its peak at the end.
+bool growing(const std::deque<Sample>& w) {
+  size_t n = w.size();
+  if (n < 3) return false;
+  size_t run = 1;
+  while (run < n && w[n - run].value > w[n - run - 1].value) ++run;
+  if (run >= 3 && w[n - 1].value >= 10 * w[n - run].value) return true;
+  double lo = w[0].value, hi = w[0].value;
+  size_t hiAt = 0;
+  for (size_t i = 0; i < n; ++i) {
+    lo = std::min(lo, w[i].value);
+    if (w[i].value >= hi) {
+      hi = w[i].value;
+      hiAt = i;
+    }
+  }
+  return lo > 0 && hi / lo >= 1000 && hiAt + 3 >= n;
+}
+
+SignalValue evalMetric(const Signal& sig, const Metrics& m) {
+  SignalValue out;
+  MetricId id = metricId(sig.metric);
+  const auto& lossNan = m.firstNonfinite[kLoss];
+  switch (sig.test) {
+    case MetricTest::kNonfinite: {
+      const auto& first = m.firstNonfinite[id];
+      if (!first) break;
+      out.value = true;
+      out.step = first->step;
+      out.evidence.push_back(sampleEvidence(*first, sig.name));
+      out.observed = std::string(metricName(id)) + " became " + formatNumber(first->value) +
+                     " at step " + std::to_string(first->step);
+      break;
+    }
+    case MetricTest::kStableBeforeNonfinite:
+    case MetricTest::kGrowsBeforeNonfinite: {
+      if (!lossNan) break;
+      const auto& w = m.gradWindow;
+      const auto& gradNan = m.firstNonfinite[kGradNorm];
+      bool gradFirst = gradNan && (gradNan->source < lossNan->source ||
+                                   (gradNan->source == lossNan->source && gradNan->line < lossNan->line));
+      bool grows = gradFirst || growing(w);
+      if (sig.test == MetricTest::kGrowsBeforeNonfinite) {
+        if (!grows) break;
+        out.value = true;
+        if (gradFirst) {
+          out.evidence.push_back(sampleEvidence(*gradNan, sig.name));
+          out.observed = "grad_norm overflowed to " + formatNumber(gradNan->value) + " at step " +
+                         std::to_string(gradNan->step) + ", before the loss turned " +
+                         formatNumber(lossNan->value) + " at step " + std::to_string(lossNan->step);
+        } else {
+          out.evidence.push_back(sampleEvidence(w.back(), sig.name));
+          out.observed = "grad_norm grew from " + formatNumber(w.front().value) + " (step " +
+                         std::to_string(w.front().step) + ") to " + formatNumber(w.back().value) +
+                         " (step " + std::to_string(w.back().step) + ") before the loss turned " +
+                         formatNumber(lossNan->value) + " at step " + std::to_string(lossNan->step);
+        }
+      } else {
+        if (grows || w.empty()) break;
+        double lo = w.front().value, hi = w.front().value;
+        for (const auto& s : w) {
+          lo = std::min(lo, s.value);
+          hi = std::max(hi, s.value);
+        }
+        out.value = true;
+        out.evidence.push_back(sampleEvidence(w.back(), sig.name));
+        std::string range = w.size() == 1 ? "at step " + std::to_string(w.front().step)
+                                          : "over steps " + std::to_string(w.front().step) + "-" +
+                                                std::to_string(w.back().step);
+        out.observed = "grad_norm stayed small and stable (" + formatNumber(lo) +
+                       (w.size() == 1 ? "" : " to " + formatNumber(hi)) + " " + range +
+                       "), then the loss turned " + formatNumber(lossNan->value) + " at step " +
+                       std::to_string(lossNan->step);
+      }
+      out.step = lossNan->step;
+      break;
+    }
+    case MetricTest::kFallsToMinimum: {
+      if (!m.minScale || m.scaleDecreases < 3 || m.minScale->value > 1.0) break;
+      out.value = true;
+      out.evidence.push_back(sampleEvidence(*m.minScale, sig.name));
+      out.step = m.minScale->step;
+      out.observed = "loss scale fell from " + formatNumber(m.firstScale->value) + " to " +
+                     formatNumber(m.minScale->value) + " (" + std::to_string(m.scaleDecreases) +
+                     " reductions) by step " + std::to_string(m.minScale->step);
+      break;
+    }
+  }
+  return out;
+}
+
+bool before(const Evidence& a, const Evidence& b) {
+  return std::tie(a.source, a.line) < std::tie(b.source, b.line);
+}
+
+}  // namespace
+
+std::string maskMessage(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  size_t i = 0;
+  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  while (i < message.size()) {
+    char c = message[i];
+    bool wordStart = i == 0 || !isWord(message[i - 1]);
+    if (wordStart && c == '0' && i + 2 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X') &&
+        std::isxdigit(static_cast<unsigned char>(message[i + 2]))) {
+      size_t j = i + 2;
+      while (j < message.size() && std::isxdigit(static_cast<unsigned char>(message[j]))) ++j;
+      out += "<ADDR>";
+      i = j;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) && wordStart) {
+      size_t j = i;
+      while (j < message.size() && (std::isdigit(static_cast<unsigned char>(message[j])) || message[j] == '.' ||
+                                    message[j] == 'e' || message[j] == 'E' ||
+                                    ((message[j] == '-' || message[j] == '+') && j > i &&
+                                     (message[j - 1] == 'e' || message[j - 1] == 'E'))))
+        ++j;
+      while (j > i + 1 && (message[j - 1] == '.' || message[j - 1] == 'e' || message[j - 1] == 'E')) --j;
+      if (j < message.size() && std::isalpha(static_cast<unsigned char>(message[j])) &&
+          message[j] != 'e' && message[j] != 'E') {
+        // "16GiB", "2nd": keep the unit, mask the number
+        out += "<N>";
+        i = j;
+        continue;
+      }
+      out += "<N>";
+      i = j;
+      continue;
+    }
+    if ((c == '\'' || c == '"') && i + 1 < message.size() && (message[i + 1] == '/' || message[i + 1] == '~')) {
+      size_t close = message.find(c, i + 1);
+      if (close != std::string_view::npos) {
+        out += c;
+        out += "<PATH>";
+        out += c;
+        i = close + 1;
+        continue;
+      }
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+struct Diagnoser::State {
+  const RuleSet& rules;
+  const Matcher& matcher;
+  Options options;
+  std::vector<std::string> sources;
+  uint32_t source = 0;
+  uint64_t lineNo = 0;
+  uint64_t totalLines = 0;
+  std::string pending;
+  std::map<int, RankState> ranks;
+  std::vector<ExceptionGroup> groups;
+  std::map<std::string, size_t> groupIndex;
+  uint64_t droppedExceptions = 0;
+  TracebackTracker tracker;
+  std::vector<Matcher::Hit> hits;
+
+  State(const RuleSet& r, const Matcher& m, Options o)
+      : rules(r), matcher(m), options(o), tracker([this](Traceback&& tb) { onTraceback(std::move(tb)); }) {}
+
+  RankState& rank(int r) {
+    auto it = ranks.find(r);
+    if (it != ranks.end()) return it->second;
+    RankState& st = ranks[r];
+    st.hits.resize(rules.rules().size());
+    for (size_t i = 0; i < rules.rules().size(); ++i) st.hits[i].resize(rules.rules()[i]->signals.size());
+    return st;
+  }
+
+  void onTraceback(Traceback&& tb) {
+    const ExceptionRecord& fin = tb.final();
+    std::string key = fin.type + ": " + maskMessage(fin.message);
+    auto it = groupIndex.find(key);
+    if (it == groupIndex.end()) {
+      if (groups.size() >= options.maxExceptionGroups) {
+        ++droppedExceptions;
+        return;
+      }
+      it = groupIndex.emplace(key, groups.size()).first;
+      ExceptionGroup g;
+      g.templ = maskMessage(fin.message);
+      g.first = tb;
+      groups.push_back(std::move(g));
+    }
+    ExceptionGroup& g = groups[it->second];
+    ++g.count;
+    if (tb.rank >= 0) g.ranks.insert(tb.rank);
+    if (g.ranges.size() < 64) g.ranges.emplace_back(tb.source, tb.firstLine, tb.lastLine);
+  }
+
+  void addMetrics(const ParsedLine& line, RankState& st, const MetricSample& s) {
+    Metrics& m = st.metrics;
+    m.any = true;
+    long long step;
+    if (s.loss || s.gradNorm) ++m.counter;
+    step = s.step ? *s.step : m.counter;
+    auto make = [&](double v) {
+      Sample out;
+      out.step = step;
+      out.value = v;
+      out.source = line.source;
+      out.line = line.lineNo;
+      out.text = line.clean.text.substr(0, kEvidenceTextMax);
+      out.rawEnd = line.clean.toRaw(line.clean.text.size());
+      out.rank = line.rank;
+      out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+      return out;
+    };
+    const std::optional<double>* fields[kMetricCount] = {&s.loss, &s.gradNorm, &s.lr, &s.lossScale};
+    for (int id = 0; id < kMetricCount; ++id) {
+      if (*fields[id] && !std::isfinite(**fields[id]) && !m.firstNonfinite[id])
+        m.firstNonfinite[id] = make(**fields[id]);
+    }
+    if (s.gradNorm && !m.firstNonfinite[kLoss] && std::isfinite(*s.gradNorm)) {
+      m.gradWindow.push_back(make(*s.gradNorm));
+      if (m.gradWindow.size() > options.metricWindow) m.gradWindow.pop_front();
+    }
+    if (s.lossScale && std::isfinite(*s.lossScale)) {
+      Sample cur = make(*s.lossScale);
+      if (!m.firstScale) m.firstScale = cur;
+      if (m.lastScale && cur.value < m.lastScale->value) ++m.scaleDecreases;
+      if (!m.minScale || cur.value < m.minScale->value) m.minScale = cur;
+      m.lastScale = cur;
+    }
+  }
+
+  void processLine(std::string_view raw) {
+    ParsedLine line = parseLine(raw, source, lineNo++);
+    ++totalLines;
+    RankState& st = rank(line.rank);
+    if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
+    tracker.add(line);
+    std::string_view message = line.message();
+    if (message.empty()) return;
+    hits.clear();
+    matcher.match(message, hits);
+    for (auto& hit : hits) {
+      SignalHit& h = st.hits[hit.rule][static_cast<size_t>(hit.signal)];
+      ++h.count;
+      if (h.seen) continue;
+      h.seen = true;
+      Evidence& e = h.evidence;
+      e.source = line.source;
+      e.line = line.lineNo;
+      e.begin = line.clean.toRaw(line.messageBegin + hit.begin);
+      e.end = line.clean.toRaw(line.messageBegin + hit.end);
+      e.signal = rules.rules()[hit.rule]->signals[static_cast<size_t>(hit.signal)].name;
+      e.text = line.clean.text.substr(0, kEvidenceTextMax);
+      e.rank = line.rank;
+      e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+      h.captures = std::move(hit.captures);
+    }
+    MetricSample sample = extractMetrics(message);
+    if (!sample.empty() || sample.step) {
+      if (!sample.empty()) addMetrics(line, st, sample);
+    }
+  }
+
+  // Evaluates one rule for one rank (or, with rank -1, for the lines that carry no rank).
+  std::optional<Finding> evaluate(size_t ruleIndex, int r) {
+    const Rule& rule = *rules.rules()[ruleIndex];
+    const RankState* own = ranks.count(r) ? &ranks.at(r) : nullptr;
+    const RankState* shared = r >= 0 && ranks.count(-1) ? &ranks.at(-1) : nullptr;
+    const Metrics* metrics = own && own->metrics.any ? &own->metrics
+                             : shared                ? &shared->metrics
+                                                     : nullptr;
+    std::vector<SignalValue> values(rule.signals.size());
+    for (size_t s = 0; s < rule.signals.size(); ++s) {
+      const Signal& sig = rule.signals[s];
+      SignalValue& v = values[s];
+      if (!sig.metric.empty()) {
+        if (metrics) v = evalMetric(sig, *metrics);
+        continue;
+      }
+      const SignalHit* hit = nullptr;
+      if (own && own->hits[ruleIndex][s].seen) hit = &own->hits[ruleIndex][s];
+      else if (shared && shared->hits[ruleIndex][s].seen) hit = &shared->hits[ruleIndex][s];
+      if (!hit) continue;
+      uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
+      if (count < static_cast<uint64_t>(sig.minCount)) continue;
+      v.value = true;
+      v.evidence.push_back(hit->evidence);
+      v.captures = hit->captures;
+    }
+    if (!evalCondition(rule.condition, values)) return std::nullopt;
+    Finding f;
+    f.rule = rules.rules()[ruleIndex];
+    size_t seen = 0;
+    for (int s : rule.evidence) {
+      const SignalValue& v = values[static_cast<size_t>(s)];
+      if (!v.value) continue;
+      ++seen;
+      for (const auto& e : v.evidence) {
+        bool dup = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const Evidence& o) {
+          return o.source == e.source && o.line == e.line;
+        });
+        if (!dup) f.evidence.push_back(e);
+      }
+      if (!v.observed.empty()) f.observed.push_back(v.observed);
+      if (v.step && !f.step) f.step = v.step;
+    }
+    for (const auto& v : values) {
+      if (!v.value) continue;
+      for (const auto& [k, val] : v.captures) f.captures.emplace(k, val);
+    }
+    if (f.evidence.empty()) {
+      // Only non-evidence signals fired (unusual rule); show the first line any signal saw.
+      for (const auto& v : values)
+        if (v.value && !v.evidence.empty()) {
+          f.evidence.push_back(v.evidence.front());
+          break;
+        }
+    }
+    f.confidence = rule.evidence.empty() ? 1.0 : static_cast<double>(seen) / rule.evidence.size();
+    if (r >= 0) f.ranks.push_back(r);
+    return f;
+  }
+
+  const Rule* fallbackRule() const {
+    for (const auto& r : rules.rules())
+      if (r->fallback) return r.get();
+    return nullptr;
+  }
+
+  Diagnosis finish() {
+    if (!pending.empty()) {
+      processLine(pending);
+      pending.clear();
+    }
+    tracker.flush();
+    Diagnosis out;
+    out.sources = sources;
+    out.lines = totalLines;
+
+    std::vector<int> rankKeys;
+    for (const auto& [r, st] : ranks)
+      if (r >= 0) rankKeys.push_back(r);
+    for (size_t ri = 0; ri < rules.rules().size(); ++ri) {
+      if (rules.rules()[ri]->fallback) continue;
+      std::vector<Finding> perRank;
+      for (int r : rankKeys)
+        if (auto f = evaluate(ri, r)) perRank.push_back(std::move(*f));
+      if (perRank.empty()) {
+        if (auto f = evaluate(ri, -1)) out.findings.push_back(std::move(*f));
+        continue;
+      }
+      // The same failure on several ranks is one finding that lists them; its evidence comes
+      // from the rank that showed it first.
+      auto first = std::min_element(perRank.begin(), perRank.end(), [](const Finding& a, const Finding& b) {
+        return before(a.evidence.front(), b.evidence.front());
+      });
+      std::vector<int> allRanks;
+      for (const auto& f : perRank) allRanks.push_back(f.ranks.front());
+      std::sort(allRanks.begin(), allRanks.end());
+      Finding merged = std::move(*first);
+      merged.ranks = std::move(allRanks);
+      merged.count = static_cast<int>(perRank.size());
+      out.findings.push_back(std::move(merged));
+    }
+
+    // A traceback whose lines are some finding's evidence is explained by it.
+    std::vector<bool> claimed(groups.size(), false);
+    auto inGroup = [](const ExceptionGroup& g, const Evidence& e) {
+      for (const auto& [src, a, b] : g.ranges)
+        if (src == e.source && e.line >= a && e.line <= b) return true;
+      return false;
+    };
+    for (auto& f : out.findings) {
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        bool hit = std::any_of(f.evidence.begin(), f.evidence.end(),
+                               [&](const Evidence& e) { return inGroup(groups[gi], e); });
+        if (!hit) continue;
+        claimed[gi] = true;
+        if (f.exceptionType.empty()) {
+          const Traceback& tb = groups[gi].first;
+          f.exceptionType = tb.final().type;
+          f.exceptionMessage = tb.final().message;
+          if (const Frame* uf = tb.userFrame()) f.userFrame = *uf;
+        }
+      }
+    }
+    if (const Rule* fb = fallbackRule()) {
+      std::shared_ptr<const Rule> fbShared;
+      for (const auto& r : rules.rules())
+        if (r.get() == fb) fbShared = r;
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        if (claimed[gi]) continue;
+        const ExceptionGroup& g = groups[gi];
+        const Traceback& tb = g.first;
+        const ExceptionRecord& fin = tb.final();
+        Finding f;
+        f.rule = fbShared;
+        f.exceptionType = fin.type;
+        f.exceptionMessage = fin.message;
+        f.messageTemplate = fin.type + ": " + g.templ;
+        f.count = g.count;
+        f.ranks.assign(g.ranks.begin(), g.ranks.end());
+        Evidence e;
+        e.source = tb.source;
+        e.line = fin.line;
+        e.begin = fin.begin;
+        e.end = fin.end;
+        e.signal = "exception";
+        e.text = (fin.type + (fin.message.empty() ? "" : ": " + fin.message)).substr(0, kEvidenceTextMax);
+        e.rank = tb.rank;
+        e.timestamp = tb.timestamp;
+        f.evidence.push_back(e);
+        if (const Frame* uf = tb.userFrame()) {
+          f.userFrame = *uf;
+          Evidence fe;
+          fe.source = uf->source;
+          fe.line = uf->logLine;
+          fe.signal = "user-frame";
+          fe.text = "File \"" + uf->file + "\", line " + std::to_string(uf->line) +
+                    (uf->function.empty() ? "" : ", in " + uf->function);
+          fe.rank = tb.rank;
+          f.evidence.push_back(fe);
+        }
+        out.findings.push_back(std::move(f));
+      }
+    }
+
+    std::stable_sort(out.findings.begin(), out.findings.end(), [](const Finding& a, const Finding& b) {
+      auto rank = [](const Finding& f) {
+        int fallback = f.rule->fallback ? 1 : 0;  // unexplained exceptions after explained ones
+        return std::make_tuple(static_cast<int>(f.rule->role), fallback, -f.rule->priority);
+      };
+      auto ka = rank(a), kb = rank(b);
+      if (ka != kb) return ka < kb;
+      return before(a.evidence.front(), b.evidence.front());
+    });
+    return out;
+  }
+};
+
+Diagnoser::Diagnoser(const RuleSet& rules, const Matcher& matcher, Options options)
+    : state_(std::make_unique<State>(rules, matcher, options)) {}
+
+Diagnoser::~Diagnoser() = default;
+
+void Diagnoser::beginSource(std::string name) {
+  if (!state_->pending.empty()) {
+    state_->processLine(state_->pending);
+    state_->pending.clear();
+  }
+  state_->sources.push_back(std::move(name));
+  state_->source = static_cast<uint32_t>(state_->sources.size() - 1);
+  state_->lineNo = 0;
+}
+
+void Diagnoser::addText(std::string_view chunk) {
+  State& st = *state_;
+  if (st.sources.empty()) st.sources.push_back("<input>");
+  size_t start = 0;
+  while (start < chunk.size()) {
+    size_t nl = chunk.find('\n', start);
+    if (nl == std::string_view::npos) {
+      st.pending.append(chunk.substr(start));
+      return;
+    }
+    if (st.pending.empty()) {
+      st.processLine(chunk.substr(start, nl - start));
+    } else {
+      st.pending.append(chunk.substr(start, nl - start));
+      st.processLine(st.pending);
+      st.pending.clear();
+    }
+    start = nl + 1;
+  }
+}
+
+void Diagnoser::addLine(std::string_view line) {
+  if (state_->sources.empty()) state_->sources.push_back("<input>");
+  state_->processLine(line);
+}
+
+Diagnosis Diagnoser::finish() { return state_->finish(); }
+
+Diagnosis diagnoseText(const RuleSet& rules, const Matcher& matcher, std::string_view text,
+                       std::string sourceName) {
+  Diagnoser d(rules, matcher);
+  d.beginSource(std::move(sourceName));
+  d.addText(text);
+  return d.finish();
+}
+
+}  // namespace denpex::core

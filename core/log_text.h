@@ -1,0 +1,73 @@
+// Log text: the one place that knows how a byte offset becomes a position.
+//
+// Positions in LSP are (line, character) where "character" is counted in UTF-16 code units by
+// default, or in UTF-8 bytes when the client negotiated `positionEncoding: utf-8`. Everything
+// else in denpex counts bytes; conversions happen here and nowhere else.
+//
+// Training logs are also full of terminal noise: ANSI colour escapes and carriage-return
+// progress bars (tqdm redraws a line many times with '\r'). `cleanLine` removes that noise and
+// keeps, for every byte of the clean text, the offset of the byte it came from, so that a match
+// found in the clean text can be shown on the original line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace denpex::core {
+
+enum class PositionEncoding { kUtf8, kUtf16 };
+
+struct TextPosition {
+  uint32_t line = 0;       // 0-based
+  uint32_t character = 0;  // code units of the chosen encoding, 0-based
+  bool operator==(const TextPosition&) const = default;
+};
+
+// Column conversions within one line. Invalid UTF-8 bytes count as one code unit each in both
+// encodings, so a position is never lost on a binary-ish line.
+uint32_t utf16Column(std::string_view line, size_t byteColumn);
+size_t byteColumnFromUtf16(std::string_view line, uint32_t utf16Column);
+
+// An index of line starts over a whole text. The text must outlive the index.
+// Lines end at '\n'; a '\r' before it belongs to the line's content but not to its columns that
+// callers usually care about (see `lineText`, which drops it).
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text);
+
+  size_t lineCount() const { return starts_.size(); }
+  // Byte offset where `line` begins; `text.size()` for a line past the end.
+  size_t lineStart(size_t line) const;
+  // The line's text without its '\n' (and without a trailing '\r').
+  std::string_view lineText(size_t line) const;
+  // The line containing byte `offset` (offsets past the end map to the last line).
+  size_t lineOf(size_t offset) const;
+
+  TextPosition toPosition(size_t offset, PositionEncoding enc) const;
+  // Clamps: a character past the end of its line maps to the line's end, a line past the end
+  // maps to the end of the text.
+  size_t toOffset(TextPosition pos, PositionEncoding enc) const;
+
+ private:
+  std::string_view text_;
+  std::vector<size_t> starts_;
+};
+
+// A line with ANSI escapes removed and carriage-return redraws collapsed to the last non-empty
+// segment. `origin[i]` is the byte offset in the raw line of clean byte i; `origin` has one
+// extra entry (the raw offset just past the last kept byte) so that end offsets map too.
+struct CleanLine {
+  std::string text;
+  std::vector<uint32_t> origin;
+
+  uint32_t toRaw(size_t cleanOffset) const {
+    return origin.empty() ? 0 : origin[cleanOffset < origin.size() ? cleanOffset : origin.size() - 1];
+  }
+};
+
+CleanLine cleanLine(std::string_view raw);
+
+}  // namespace denpex::core
