@@ -216,10 +216,10 @@ std::string maskMessage(std::string_view message) {
   std::string out;
   out.reserve(message.size());
   size_t i = 0;
-  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   while (i < message.size()) {
     char c = message[i];
-    bool wordStart = i == 0 || !isWord(message[i - 1]);
+    // Digits count as a separate word after '_' too: "shard_01" varies, "layer2" does not.
+    bool wordStart = i == 0 || !std::isalnum(static_cast<unsigned char>(message[i - 1]));
     if (wordStart && c == '0' && i + 2 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X') &&
         std::isxdigit(static_cast<unsigned char>(message[i + 2]))) {
       size_t j = i + 2;
@@ -325,7 +325,7 @@ struct Diagnoser::State {
       out.source = line.source;
       out.line = line.lineNo;
       out.text = line.clean.text.substr(0, kEvidenceTextMax);
-      out.rawEnd = line.clean.toRaw(line.clean.text.size());
+      out.rawEnd = line.clean.toRawEnd(line.clean.text.size());
       out.rank = line.rank;
       out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
       return out;
@@ -367,7 +367,7 @@ struct Diagnoser::State {
       e.source = line.source;
       e.line = line.lineNo;
       e.begin = line.clean.toRaw(line.messageBegin + hit.begin);
-      e.end = line.clean.toRaw(line.messageBegin + hit.end);
+      e.end = line.clean.toRawEnd(line.messageBegin + hit.end);
       e.signal = rules.rules()[hit.rule]->signals[static_cast<size_t>(hit.signal)].name;
       e.text = line.clean.text.substr(0, kEvidenceTextMax);
       e.rank = line.rank;

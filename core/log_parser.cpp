@@ -221,6 +221,7 @@ MetricSample extractMetrics(std::string_view message) {
       };
       skip("'\" ");
       if (i < lower.size() && (lower[i] == ':' || lower[i] == '=')) ++i;
+      else if (lower.compare(i, 3, "is ") == 0) i += 3;  // "loss is nan at step 2"
       skip("'\" ");
       if (lower.compare(i, 7, "tensor(") == 0) i += 7;
       double value = 0;
@@ -381,7 +382,7 @@ void TracebackTracker::add(const ParsedLine& line) {
   if (parseExceptionLine(msg, rec)) {
     rec.line = line.lineNo;
     rec.begin = line.clean.toRaw(line.messageBegin);
-    rec.end = line.clean.toRaw(line.messageBegin + msg.size());
+    rec.end = line.clean.toRawEnd(line.messageBegin + msg.size());
     open->tb.lastLine = line.lineNo;
     return;
   }

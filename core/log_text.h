@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -65,6 +66,13 @@ struct CleanLine {
 
   uint32_t toRaw(size_t cleanOffset) const {
     return origin.empty() ? 0 : origin[cleanOffset < origin.size() ? cleanOffset : origin.size() - 1];
+  }
+  // For the end of a span: just past the raw byte of the span's last clean byte, so that an
+  // escape sequence after the span is not included.
+  uint32_t toRawEnd(size_t cleanEnd) const {
+    if (cleanEnd == 0 || origin.size() < 2) return toRaw(cleanEnd);
+    size_t last = std::min(cleanEnd, origin.size() - 1) - 1;
+    return origin[last] + 1;
   }
 };
 

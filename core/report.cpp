@@ -135,9 +135,12 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
     out += "  " + st.dim(meta) + "\n";
     if (!r.fallback) out += indent(r.summary, "  ");
     out += "\n  " + st.bold("Evidence") + "\n";
-    for (const auto& e : sortedEvidence(f)) {
+    auto evidence = sortedEvidence(f);
+    size_t width = 0;
+    for (const auto& e : evidence) width = std::max(width, sourceName(d, e.source).size() + 1 + std::to_string(e.line + 1).size());
+    for (const auto& e : evidence) {
       std::string loc = sourceName(d, e.source) + ":" + std::to_string(e.line + 1);
-      out += "    " + st.cyan(loc) + "  " + e.text + "\n";
+      out += "    " + st.cyan(loc) + std::string(width - loc.size() + 2, ' ') + e.text + "\n";
     }
     if (!f.observed.empty()) {
       out += "\n  " + st.bold("Fingerprint seen") + "\n";

@@ -1,0 +1,154 @@
+// The diagnoser over whole logs: rule conditions, metric fingerprints, ordering, grouping.
+#include "core/diagnoser.h"
+
+#include <gtest/gtest.h>
+
+namespace denpex::core {
+namespace {
+
+class DiagnoserTest : public ::testing::Test {
+ protected:
+  DiagnoserTest() {
+    auto errors = rules_.add(builtinRuleSources());
+    EXPECT_TRUE(errors.empty());
+    matcher_ = std::make_unique<Matcher>(rules_);
+  }
+  Diagnosis run(const std::string& text) { return diagnoseText(rules_, *matcher_, text, "t.log"); }
+  std::vector<std::string> ids(const Diagnosis& d) {
+    std::vector<std::string> out;
+    for (const auto& f : d.findings) out.push_back(f.rule->id);
+    return out;
+  }
+  RuleSet rules_;
+  std::unique_ptr<Matcher> matcher_;
+};
+
+const char* kFp16Header =
+    "AdamW (\nParameter Group 0\n    eps: 1e-08\n    lr: 0.001\n)\nparam dtype: torch.float16\n";
+
+TEST_F(DiagnoserTest, Fp16NanAtStepTwoIsEpsUnderflow) {
+  auto d = run(std::string(kFp16Header) +
+               "step 1 | loss 0.68 | grad_norm 1.98 | lr 1.0e-03\n"
+               "step 2 | loss nan | grad_norm nan | lr 1.0e-03\n");
+  ASSERT_EQ(ids(d), std::vector<std::string>{"adamw-eps-fp16-underflow"});
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.evidence.front().line, 7u);  // the NaN line anchors the finding
+  ASSERT_TRUE(f.step);
+  EXPECT_EQ(*f.step, 2);
+  ASSERT_FALSE(f.observed.empty());
+  EXPECT_NE(f.observed[0].find("loss became nan at step 2"), std::string::npos);
+  EXPECT_EQ(f.captures.at("eps"), "1e-08");
+}
+
+TEST_F(DiagnoserTest, ManyStableStepsThenNan) {
+  std::string log = kFp16Header;
+  for (int s = 1; s <= 30; ++s) log += "step " + std::to_string(s) + " | loss 0.5 | grad_norm 0.1" + std::to_string(s % 3) + "\n";
+  log += "unfreezing backbone at step 30\nstep 31 | loss nan | grad_norm nan\n";
+  auto d = run(log);
+  ASSERT_EQ(ids(d), std::vector<std::string>{"adamw-eps-fp16-underflow"});
+  bool stable = false;
+  for (const auto& o : d.findings[0].observed) stable |= o.find("stayed small and stable") != std::string::npos;
+  EXPECT_TRUE(stable);
+}
+
+TEST_F(DiagnoserTest, GrowingGradientsAreAnExplosionNotEps) {
+  auto d = run(std::string(kFp16Header) +
+               "step 1 | loss 1.0 | grad_norm 1.0\nstep 2 | loss 2.0 | grad_norm 9.0\n"
+               "step 3 | loss 9.0 | grad_norm 80.0\nstep 4 | loss 70.0 | grad_norm 900.0\n"
+               "step 5 | loss inf | grad_norm inf\n");
+  EXPECT_EQ(ids(d), std::vector<std::string>{"gradient-explosion"});
+}
+
+TEST_F(DiagnoserTest, Bf16AndSafeEpsAreNotEps) {
+  auto bf16 = run("    eps: 1e-08\nparam dtype: torch.bfloat16\nstep 1 | loss 0.6 | grad_norm 0.2\nstep 2 | loss nan\n");
+  EXPECT_TRUE(ids(bf16).empty());
+  auto safe = run("    eps: 1e-05\nparam dtype: torch.float16\nstep 1 | loss 0.6 | grad_norm 0.2\nstep 2 | loss nan\n");
+  EXPECT_TRUE(ids(safe).empty());
+  auto healthy = run(std::string(kFp16Header) + "step 1 | loss 0.6 | grad_norm 0.2\nstep 2 | loss 0.5 | grad_norm 0.2\n");
+  EXPECT_TRUE(ids(healthy).empty());
+}
+
+TEST_F(DiagnoserTest, ChunkedInputGivesTheSameResult) {
+  std::string log = std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n";
+  Diagnoser d(rules_, *matcher_);
+  d.beginSource("t.log");
+  for (char c : log) d.addText(std::string_view(&c, 1));
+  auto chunked = d.finish();
+  auto whole = run(log);
+  ASSERT_EQ(ids(chunked), ids(whole));
+  EXPECT_EQ(chunked.findings[0].evidence.front().line, whole.findings[0].evidence.front().line);
+  EXPECT_EQ(chunked.lines, whole.lines);
+}
+
+TEST_F(DiagnoserTest, TracebackLinksTheUserFrame) {
+  auto d = run(std::string(kFp16Header) +
+               "step 1 | loss 0.68 | grad_norm 1.98\n"
+               "Traceback (most recent call last):\n"
+               "  File \"/home/u/proj/train.py\", line 51, in <module>\n"
+               "    raise FloatingPointError(f\"loss is {loss.item()} at step {step}\")\n"
+               "FloatingPointError: loss is nan at step 2\n");
+  ASSERT_EQ(ids(d), std::vector<std::string>{"adamw-eps-fp16-underflow"});
+  ASSERT_TRUE(d.findings[0].userFrame);
+  EXPECT_EQ(d.findings[0].userFrame->file, "/home/u/proj/train.py");
+  EXPECT_EQ(d.findings[0].userFrame->line, 51);
+  EXPECT_EQ(d.findings[0].exceptionType, "FloatingPointError");
+}
+
+TEST_F(DiagnoserTest, UnknownExceptionsGroupWithMaskedTemplate) {
+  std::string log;
+  for (int r = 0; r < 4; ++r) {
+    std::string p = "[rank" + std::to_string(r) + "]: ";
+    log += p + "Traceback (most recent call last):\n" + p + "  File \"/w/train.py\", line 9, in <module>\n" + p +
+           "KeyError: 'sample_" + std::to_string(100 + r) + "' at index " + std::to_string(r * 7) + "\n";
+  }
+  auto d = run(log);
+  ASSERT_EQ(ids(d), std::vector<std::string>{"unrecognized-exception"});
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.count, 4);
+  EXPECT_EQ(f.ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(f.exceptionType, "KeyError");
+  EXPECT_EQ(f.messageTemplate, "KeyError: 'sample_<N>' at index <N>");
+  ASSERT_TRUE(f.userFrame);
+  EXPECT_EQ(f.userFrame->line, 9);
+}
+
+TEST_F(DiagnoserTest, KnownFailuresComeBeforeUnrecognisedOnes) {
+  auto d = run(
+      "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: odd\n"
+      "Traceback (most recent call last):\n  File \"b.py\", line 2, in g\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; "
+      "14.56 GiB already allocated; 3.44 MiB free; 14.71 GiB reserved in total by PyTorch)\n");
+  ASSERT_EQ(ids(d), (std::vector<std::string>{"cuda-out-of-memory", "unrecognized-exception"}));
+  EXPECT_EQ(d.findings[0].captures.at("requested"), "20.00 MiB");
+  EXPECT_EQ(d.findings[0].captures.at("free"), "3.44 MiB");
+}
+
+TEST_F(DiagnoserTest, SameFailureOnManyRanksIsOneFinding) {
+  std::string log;
+  for (int r : {2, 0, 1}) {
+    log += "[rank" + std::to_string(r) +
+           "]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU " + std::to_string(r) +
+           " has a total capacity of 79.15 GiB of which 1.75 GiB is free.\n";
+  }
+  auto d = run(log);
+  ASSERT_EQ(ids(d), std::vector<std::string>{"cuda-out-of-memory"});
+  EXPECT_EQ(d.findings[0].ranks, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(d.findings[0].evidence.front().rank, 2);  // the rank that printed it first
+}
+
+TEST_F(DiagnoserTest, EvidenceColumnsPointIntoTheRawLine) {
+  std::string line = "\x1b[31m[rank0]: RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB\x1b[0m";
+  auto d = run(line + "\n");
+  ASSERT_EQ(ids(d), std::vector<std::string>{"cuda-out-of-memory"});
+  const Evidence& e = d.findings[0].evidence.front();
+  EXPECT_EQ(line.substr(e.begin, e.end - e.begin), "CUDA out of memory. Tried to allocate 1.00 GiB");
+}
+
+TEST(MaskMessage, MasksNumbersAddressesAndPaths) {
+  EXPECT_EQ(maskMessage("Tried 20.00 MiB at 0x7f00ab on rank 3"), "Tried <N> MiB at <ADDR> on rank <N>");
+  EXPECT_EQ(maskMessage("cannot open '/data/shard_01.bin'"), "cannot open '<PATH>'");
+  EXPECT_EQ(maskMessage("layer2 has 1e-08"), "layer2 has <N>");
+}
+
+}  // namespace
+}  // namespace denpex::core

@@ -1,0 +1,158 @@
+// Launcher prefixes, timestamps, metrics and tracebacks.
+#include "core/log_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace denpex::core {
+namespace {
+
+TEST(LogParser, TorchrunPrefixes) {
+  ParsedLine a = parseLine("[rank3]: RuntimeError: boom", 0, 0);
+  EXPECT_EQ(a.rank, 3);
+  EXPECT_EQ(a.message(), "RuntimeError: boom");
+  ParsedLine b = parseLine("[default12]:step 1 | loss 0.5", 0, 0);
+  EXPECT_EQ(b.rank, 12);
+  EXPECT_EQ(b.message(), "step 1 | loss 0.5");
+}
+
+TEST(LogParser, MpirunAndSrunPrefixes) {
+  ParsedLine m = parseLine("[1,5]<stderr>:Traceback (most recent call last):", 0, 0);
+  EXPECT_EQ(m.rank, 5);
+  EXPECT_EQ(m.message(), "Traceback (most recent call last):");
+  ParsedLine s = parseLine(" 7: loss=0.1", 0, 0);
+  EXPECT_EQ(s.rank, 7);
+  EXPECT_EQ(s.message(), "loss=0.1");
+  ParsedLine none = parseLine("Epoch 1: 100%", 0, 0);
+  EXPECT_EQ(none.rank, -1);
+}
+
+TEST(LogParser, Timestamps) {
+  EXPECT_EQ(parseLine("[2024-03-02 10:11:05,101] [INFO] x", 0, 0).timestamp, "2024-03-02 10:11:05,101");
+  EXPECT_EQ(parseLine("2024-03-02T10:11:05.5Z msg", 0, 0).timestamp, "2024-03-02T10:11:05.5Z");
+  EXPECT_EQ(parseLine("[rank0]:I0302 10:11:05.123456 123 ProcessGroupNCCL.cpp:1]", 0, 0).timestamp,
+            "I0302 10:11:05.123456");
+  EXPECT_EQ(parseLine("no time here", 0, 0).timestamp, "");
+}
+
+TEST(LogParser, MetricsPipeFormat) {
+  MetricSample s = extractMetrics("step 12 | loss 0.6931 | grad_norm 0.0018 | lr 1.0e-03");
+  ASSERT_TRUE(s.step && s.loss && s.gradNorm && s.lr);
+  EXPECT_EQ(*s.step, 12);
+  EXPECT_DOUBLE_EQ(*s.loss, 0.6931);
+  EXPECT_DOUBLE_EQ(*s.gradNorm, 0.0018);
+  EXPECT_DOUBLE_EQ(*s.lr, 1e-3);
+}
+
+TEST(LogParser, MetricsHuggingFaceDict) {
+  MetricSample s = extractMetrics("{'loss': nan, 'grad_norm': 0.41, 'learning_rate': 4.9e-05, 'epoch': 0.1}");
+  ASSERT_TRUE(s.loss && s.gradNorm && s.lr);
+  EXPECT_TRUE(std::isnan(*s.loss));
+  EXPECT_DOUBLE_EQ(*s.gradNorm, 0.41);
+}
+
+TEST(LogParser, MetricsOtherFormats) {
+  MetricSample lightning = extractMetrics("Epoch 0:  45%|####5     | 45/100 [00:02<00:02, 20.1it/s, loss=inf, v_num=0]");
+  ASSERT_TRUE(lightning.loss);
+  EXPECT_TRUE(std::isinf(*lightning.loss));
+  MetricSample megatron = extractMetrics(
+      " iteration       10/     100 | lm loss: 2.305E+00 | loss scale: 1024.0 | grad norm: 1.234 |");
+  ASSERT_TRUE(megatron.step && megatron.loss && megatron.lossScale && megatron.gradNorm);
+  EXPECT_EQ(*megatron.step, 10);
+  EXPECT_DOUBLE_EQ(*megatron.lossScale, 1024.0);
+  MetricSample tensor = extractMetrics("loss=tensor(nan, device='cuda:0')");
+  ASSERT_TRUE(tensor.loss);
+  EXPECT_TRUE(std::isnan(*tensor.loss));
+  MetricSample ds = extractMetrics("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768");
+  ASSERT_TRUE(ds.lossScale);
+  EXPECT_DOUBLE_EQ(*ds.lossScale, 65536);
+}
+
+TEST(LogParser, EvaluationLossesAreNotTrainingLosses) {
+  EXPECT_FALSE(extractMetrics("{'eval_loss': nan, 'epoch': 1.0}").loss);
+  EXPECT_FALSE(extractMetrics("| end of epoch 1 | valid loss   nan |").loss);
+  EXPECT_FALSE(extractMetrics("val_loss=0.3").loss);
+  EXPECT_FALSE(extractMetrics("logging info about the loss function").loss);
+}
+
+TEST(LogParser, UserFiles) {
+  EXPECT_TRUE(isUserFile("train.py"));
+  EXPECT_TRUE(isUserFile("/home/me/proj/train.py"));
+  EXPECT_FALSE(isUserFile("/usr/lib/python3/dist-packages/torch/optim/adamw.py"));
+  EXPECT_FALSE(isUserFile("/opt/venv/lib/python3.10/site-packages/torch/nn/modules/module.py"));
+  EXPECT_FALSE(isUserFile("/usr/lib/python3.11/runpy.py"));
+  EXPECT_FALSE(isUserFile("<frozen runpy>"));
+}
+
+std::vector<Traceback> track(const std::string& text) {
+  std::vector<Traceback> out;
+  TracebackTracker t([&](Traceback&& tb) { out.push_back(std::move(tb)); });
+  std::istringstream in(text);
+  std::string line;
+  uint64_t n = 0;
+  while (std::getline(in, line)) t.add(parseLine(line, 0, n++));
+  t.flush();
+  return out;
+}
+
+TEST(LogParser, SimpleTraceback) {
+  auto tbs = track(
+      "before\n"
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 42, in <module>\n"
+      "    main()\n"
+      "  File \"train.py\", line 30, in main\n"
+      "    raise FloatingPointError(\"loss is nan at step 2\")\n"
+      "FloatingPointError: loss is nan at step 2\n"
+      "after\n");
+  ASSERT_EQ(tbs.size(), 1u);
+  EXPECT_EQ(tbs[0].firstLine, 1u);
+  EXPECT_EQ(tbs[0].final().type, "FloatingPointError");
+  EXPECT_EQ(tbs[0].final().message, "loss is nan at step 2");
+  EXPECT_EQ(tbs[0].final().line, 6u);
+  ASSERT_NE(tbs[0].userFrame(), nullptr);
+  EXPECT_EQ(tbs[0].userFrame()->line, 30);
+  EXPECT_EQ(tbs[0].userFrame()->function, "main");
+}
+
+TEST(LogParser, ChainedTracebackKeepsBothExceptions) {
+  auto tbs = track(
+      "Traceback (most recent call last):\n"
+      "  File \"/home/u/data.py\", line 5, in load\n"
+      "    return d[k]\n"
+      "KeyError: 'x'\n"
+      "\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3.11/site-packages/lib.py\", line 9, in get\n"
+      "    raise ValueError('bad')\n"
+      "ValueError: bad\n");
+  ASSERT_EQ(tbs.size(), 1u);
+  ASSERT_EQ(tbs[0].chain.size(), 2u);
+  EXPECT_EQ(tbs[0].chain[0].type, "KeyError");
+  EXPECT_EQ(tbs[0].final().type, "ValueError");
+  // The final exception has no user frame; the one before it does.
+  ASSERT_NE(tbs[0].userFrame(), nullptr);
+  EXPECT_EQ(tbs[0].userFrame()->file, "/home/u/data.py");
+}
+
+TEST(LogParser, InterleavedRanksKeepSeparateTracebacks) {
+  auto tbs = track(
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank0]:   File \"a.py\", line 1, in f\n"
+      "[rank1]:   File \"b.py\", line 2, in g\n"
+      "[rank1]: RuntimeError: one\n"
+      "[rank0]: ValueError: zero\n");
+  ASSERT_EQ(tbs.size(), 2u);
+  for (const auto& tb : tbs) {
+    if (tb.rank == 0) EXPECT_EQ(tb.final().type, "ValueError");
+    else EXPECT_EQ(tb.final().type, "RuntimeError");
+  }
+}
+
+}  // namespace
+}  // namespace denpex::core

@@ -1,0 +1,72 @@
+// Line index, column conversions and terminal-noise cleaning.
+#include "core/log_text.h"
+
+#include <gtest/gtest.h>
+
+namespace denpex::core {
+namespace {
+
+TEST(LogText, Utf16ColumnsCountSurrogatePairs) {
+  std::string line = "a\xF0\x9F\x94\xA5" "b";  // a, U+1F525 (4 bytes, 2 UTF-16 units), b
+  EXPECT_EQ(utf16Column(line, 0), 0u);
+  EXPECT_EQ(utf16Column(line, 1), 1u);
+  EXPECT_EQ(utf16Column(line, 5), 3u);
+  EXPECT_EQ(utf16Column(line, 6), 4u);
+  EXPECT_EQ(byteColumnFromUtf16(line, 3), 5u);
+  EXPECT_EQ(byteColumnFromUtf16(line, 4), 6u);
+}
+
+TEST(LogText, CjkIsOneUnitPerCharacter) {
+  std::string line = "\xE6\x90\x8D\xE5\xA4\xB1 loss";  // two CJK characters, 3 bytes each
+  EXPECT_EQ(utf16Column(line, 6), 2u);
+  EXPECT_EQ(byteColumnFromUtf16(line, 2), 6u);
+  EXPECT_EQ(byteColumnFromUtf16(line, 100), line.size());
+}
+
+TEST(LogText, InvalidUtf8CountsOneUnitPerByte) {
+  std::string line = "a\xFF\xFE" "b";
+  EXPECT_EQ(utf16Column(line, 4), 4u);
+}
+
+TEST(LogText, LineIndexRoundTrips) {
+  std::string text = "first\r\nsecond \xF0\x9F\x94\xA5 x\n\nlast";
+  LineIndex index(text);
+  ASSERT_EQ(index.lineCount(), 4u);
+  EXPECT_EQ(index.lineText(0), "first");
+  EXPECT_EQ(index.lineText(2), "");
+  EXPECT_EQ(index.lineText(3), "last");
+  size_t x = text.find(" x") + 1;
+  TextPosition p16 = index.toPosition(x, PositionEncoding::kUtf16);
+  EXPECT_EQ(p16, (TextPosition{1, 10}));
+  TextPosition p8 = index.toPosition(x, PositionEncoding::kUtf8);
+  EXPECT_EQ(p8, (TextPosition{1, 12}));
+  EXPECT_EQ(index.toOffset(p16, PositionEncoding::kUtf16), x);
+  EXPECT_EQ(index.toOffset(p8, PositionEncoding::kUtf8), x);
+  // Clamping past the end of a line and past the end of the text.
+  EXPECT_EQ(index.toOffset({0, 99}, PositionEncoding::kUtf16), 5u);
+  EXPECT_EQ(index.toOffset({99, 0}, PositionEncoding::kUtf16), text.size());
+}
+
+TEST(LogText, CleanLineStripsAnsiAndMapsBack) {
+  std::string raw = "\x1b[31mError\x1b[0m: boom";
+  CleanLine c = cleanLine(raw);
+  EXPECT_EQ(c.text, "Error: boom");
+  EXPECT_EQ(raw.substr(c.toRaw(0), 5), "Error");
+  EXPECT_EQ(raw.substr(c.toRaw(7), 4), "boom");
+  EXPECT_EQ(c.toRaw(c.text.size()), raw.size());
+}
+
+TEST(LogText, CleanLineKeepsLastProgressBarRedraw) {
+  std::string raw = " 10%|#    | 1/10\r 50%|#####| 5/10\r100%|#####| 10/10, loss=0.5\r\x1b[K";
+  CleanLine c = cleanLine(raw);
+  EXPECT_EQ(c.text, "100%|#####| 10/10, loss=0.5");
+  EXPECT_EQ(raw.substr(c.toRaw(0), 4), "100%");
+}
+
+TEST(LogText, CleanLineDropsCrlfAndOsc) {
+  CleanLine c = cleanLine("\x1b]0;title\x07hello\r");
+  EXPECT_EQ(c.text, "hello");
+}
+
+}  // namespace
+}  // namespace denpex::core

@@ -1,0 +1,137 @@
+// Rule files: what loads, and the errors (with lines) for what does not.
+#include <gtest/gtest.h>
+
+#include "core/rule.h"
+
+namespace denpex::core {
+namespace {
+
+constexpr const char* kGood = R"(id: my-rule
+title: My rule
+category: test
+summary: A rule for tests.
+signals:
+  boom: 'Boom: (?P<what>\w+)'
+  quiet: 'quiet'
+condition: boom and not quiet
+examples:
+  match: ["Boom: x", "Boom: y"]
+  no_match: ["Bam", "Boom: x\nquiet"]
+)";
+
+TEST(RuleLoader, LoadsAGoodRule) {
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"rules/test/my-rule.yaml", kGood}, errors);
+  ASSERT_TRUE(rule.ok()) << (errors.empty() ? "" : errors[0].format());
+  EXPECT_EQ(rule->id, "my-rule");
+  ASSERT_EQ(rule->signals.size(), 2u);
+  EXPECT_EQ(rule->condition.op, Condition::Op::kAnd);
+  EXPECT_EQ(rule->matchExamples.size(), 2u);
+  EXPECT_EQ(rule->noMatchExamples.size(), 2u);
+}
+
+std::vector<RuleError> errorsOf(const std::string& text) {
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"r.yaml", text}, errors);
+  EXPECT_FALSE(rule.ok());
+  return errors;
+}
+
+TEST(RuleLoader, UnknownFieldNamesFileAndLine) {
+  std::string text = kGood;
+  text.insert(text.find("signals:"), "colour: red\n");
+  auto errors = errorsOf(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 5);
+  EXPECT_NE(errors[0].message.find("unknown field 'colour'"), std::string::npos);
+  EXPECT_EQ(errors[0].format().substr(0, 9), "r.yaml:5:");
+}
+
+TEST(RuleLoader, InvalidRegexIsReportedWithItsLine) {
+  std::string text = kGood;
+  text.replace(text.find("'quiet'"), 7, "'(unclosed'");
+  auto errors = errorsOf(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 7);
+  EXPECT_NE(errors[0].message.find("invalid regex"), std::string::npos);
+}
+
+TEST(RuleLoader, YamlSyntaxError) {
+  auto errors = errorsOf("id: x\ntitle: [unclosed\nsummary: y\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_GT(errors[0].line, 0);
+  EXPECT_NE(errors[0].message.find("YAML syntax"), std::string::npos);
+}
+
+TEST(RuleLoader, ConditionWithUnknownSignal) {
+  std::string text = kGood;
+  text.replace(text.find("boom and not quiet"), 18, "boom and missing");
+  auto errors = errorsOf(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("unknown signal 'missing'"), std::string::npos);
+}
+
+TEST(RuleLoader, ConditionPrecedenceAndParentheses) {
+  std::string text = kGood;
+  text.replace(text.find("boom and not quiet"), 18, "not (boom or quiet) and boom");
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"r.yaml", text}, errors);
+  ASSERT_TRUE(rule.ok());
+  EXPECT_EQ(rule->condition.op, Condition::Op::kAnd);
+  EXPECT_EQ(rule->condition.args[0].op, Condition::Op::kNot);
+  EXPECT_EQ(rule->condition.args[0].args[0].op, Condition::Op::kOr);
+}
+
+TEST(RuleLoader, MissingRequiredField) {
+  auto errors = errorsOf("id: x\ntitle: y\ncategory: z\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("'summary'"), std::string::npos);
+}
+
+TEST(RuleLoader, OneBadFileDoesNotStopTheOthers) {
+  RuleSet set;
+  auto errors = set.add({{"a.yaml", kGood}, {"b.yaml", "id: [\n"}});
+  EXPECT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].file, "b.yaml");
+  EXPECT_EQ(set.rules().size(), 1u);
+}
+
+TEST(RuleLoader, LaterRulesOverrideByIdentifier) {
+  RuleSet set;
+  set.add({{"a.yaml", kGood}});
+  std::string other = kGood;
+  other.replace(other.find("My rule"), 7, "Override");
+  set.add({{"user/my-rule.yaml", other}});
+  ASSERT_EQ(set.rules().size(), 1u);
+  EXPECT_EQ(set.find("my-rule")->title, "Override");
+}
+
+TEST(RuleLoader, LintWantsExamplesAndKnowledge) {
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"rules/test/other-name.yaml", kGood}, errors);
+  ASSERT_TRUE(rule.ok());
+  auto problems = lintRule(*rule);
+  bool nameProblem = false, fixProblem = false;
+  for (const auto& p : problems) {
+    nameProblem |= p.message.find("file name") != std::string::npos;
+    fixProblem |= p.message.find("'fix'") != std::string::npos;
+  }
+  EXPECT_TRUE(nameProblem);
+  EXPECT_TRUE(fixProblem);
+}
+
+TEST(RuleLoader, ShippedRulesLoadCleanly) {
+  RuleSet set;
+  auto errors = set.add(builtinRuleSources());
+  for (const auto& e : errors) ADD_FAILURE() << e.format();
+  EXPECT_GE(set.rules().size(), 5u);
+  for (const char* id : {"adamw-eps-fp16-underflow", "gradient-explosion", "fp16-loss-scale-collapse",
+                         "cuda-out-of-memory", "unrecognized-exception"})
+    EXPECT_NE(set.find(id), nullptr) << id;
+  for (const auto& r : set.rules()) {
+    for (const auto& p : lintRule(*r)) ADD_FAILURE() << p.format();
+  }
+}
+
+}  // namespace
+}  // namespace denpex::core
