@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
-       denpex rules lint [DIR]
+       denpex rules lint [DIR] [--examples DIR]
        denpex rules test [DIR] [--examples DIR] [--rule ID]
 
   list   the rules: shipped ones, or those in DIR
@@ -96,13 +96,14 @@ int list(const std::optional<std::string>& dir) {
   return t.load.errors.empty() ? kExitClean : kExitFound;
 }
 
-int lint(const std::optional<std::string>& dir) {
+int lint(const std::optional<std::string>& dir, const std::vector<std::string>& exampleDirs) {
   Target t = loadTarget(dir);
   std::vector<core::RuleError> problems = t.load.errors;
   std::set<std::string> seen;
   for (const auto& id : t.ids) {
     core::Rule rule = *t.load.rules.find(id);
     if (dir) addExampleFiles(fs::path(rule.file).parent_path(), rule);
+    for (const auto& ed : exampleDirs) addExampleFiles(ed, rule);
     auto more = core::lintRule(rule);
     problems.insert(problems.end(), more.begin(), more.end());
     for (const auto& rel : rule.related)
@@ -237,7 +238,7 @@ int runRules(const std::vector<std::string>& args) {
     }
   }
   if (sub == "list") return list(dir);
-  if (sub == "lint") return lint(dir);
+  if (sub == "lint") return lint(dir, exampleDirs);
   if (sub == "test") return test(dir, exampleDirs, only);
   std::cerr << "denpex rules: unknown subcommand '" << sub << "'\n" << kRulesUsage;
   return kExitUsage;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what denpex needs to build and test on Debian 12, from Debian's registry only.
+# Idempotent: asks apt only for packages that are missing.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config ccache
+  libre2-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
+  libboost-dev libboost-filesystem-dev
+  libgtest-dev
+  python3            # the tests check that edited Python still compiles (py_compile)
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi

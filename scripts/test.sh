@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# One command on a fresh Debian 12 machine: install, build (warnings as errors), run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh -DDENPEX_WERROR=ON
+cd build
+ctest -j2 --output-on-failure

@@ -1,0 +1,274 @@
+// The built `denpex` binary, run over real pipes the way a user runs it.
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+#include <boost/process.hpp>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+const fs::path kSource = DENPEX_SOURCE_DIR;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result denpex(const std::vector<std::string>& args, const fs::path& cwd = kSource, const std::string& input = "") {
+  boost::asio::io_context io;
+  std::future<std::string> out, err;
+  bp::child child(DENPEX_BINARY, bp::args(args), bp::std_in < boost::asio::buffer(input), bp::std_out > out,
+                  bp::std_err > err, bp::start_dir(cwd.string()), io);
+  io.run();
+  child.wait();
+  return {child.exit_code(), out.get(), err.get()};
+}
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeAll(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+// A scratch copy of the seed example: train.py, its helper and the recorded log.
+class ScratchProject : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("denpex-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    for (const char* f : {"train.py", "fp16_adamw_cpu.py", "train.log"})
+      fs::copy_file(kSource / "examples/fp16-adamw" / f, dir_ / f);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST(Cli, DiagnosesTheSeedFailure) {
+  Result r = denpex({"diagnose", "examples/fp16-adamw/train.log"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "error[adamw-eps-fp16-underflow] AdamW epsilon underflow in FP16")) << r.out;
+  EXPECT_TRUE(contains(r.out, "examples/fp16-adamw/train.log:17")) << r.out;
+  EXPECT_TRUE(contains(r.out, "eps: 1e-08"));
+  EXPECT_TRUE(contains(r.out, "grad_norm stayed small and stable"));
+  EXPECT_TRUE(contains(r.out, "loss turned nan at step 2"));
+  EXPECT_TRUE(contains(r.out, "Root cause"));
+  EXPECT_TRUE(contains(r.out, "Mechanism"));
+  EXPECT_TRUE(contains(r.out, "param_groups[0]['eps']"));
+  EXPECT_TRUE(contains(r.out, "Disable AMP"));
+  EXPECT_TRUE(contains(r.out, "eps=1e-5"));
+  EXPECT_TRUE(contains(r.out, "Verify"));
+  EXPECT_TRUE(contains(r.out, "Related: gradient-explosion"));
+  EXPECT_FALSE(contains(r.out, "\x1b[")) << "no colour when stdout is a pipe";
+}
+
+TEST(Cli, RecognisesTheLateUnfreezeShape) {
+  Result r = denpex({"diagnose", "tests/rules/adamw-eps-fp16-underflow/match/late-unfreeze.log"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "adamw-eps-fp16-underflow"));
+  EXPECT_TRUE(contains(r.out, "then the loss turned nan at step 31")) << r.out;
+}
+
+TEST(Cli, ContrastsDoNotGetTheEpsVerdict) {
+  Result explosion = denpex({"diagnose", "tests/rules/gradient-explosion/match/sgd-high-lr.log"});
+  EXPECT_EQ(explosion.code, 1);
+  EXPECT_TRUE(contains(explosion.out, "gradient-explosion"));
+  EXPECT_FALSE(contains(explosion.out, "adamw-eps-fp16-underflow]"));
+  for (const char* log : {"tests/rules/adamw-eps-fp16-underflow/no_match/fp16-eps1e-5-healthy.log",
+                          "tests/rules/adamw-eps-fp16-underflow/no_match/bf16-eps1e-8.log"}) {
+    Result r = denpex({"diagnose", log});
+    EXPECT_EQ(r.code, 0) << log << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "No known failure found")) << r.out;
+  }
+}
+
+TEST(Cli, ReadsStdinAndSeveralFiles) {
+  Result in = denpex({"diagnose", "-"}, kSource, readAll(kSource / "examples/fp16-adamw/train.log"));
+  EXPECT_EQ(in.code, 1);
+  EXPECT_TRUE(contains(in.out, "<stdin>:17: error[adamw-eps-fp16-underflow]")) << in.out;
+  Result two = denpex({"diagnose", "--format", "json", "tests/rules/gradient-explosion/match/sgd-high-lr.log",
+                       "tests/rules/cpu-half-op-unsupported/match/addmm.log"});
+  EXPECT_EQ(two.code, 1);
+  auto j = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j["sources"].size(), 2u);
+  ASSERT_EQ(j["findings"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["evidence"][0]["source"], "tests/rules/gradient-explosion/match/sgd-high-lr.log");
+}
+
+TEST(Cli, MachineReadableFormats) {
+  Result json = denpex({"diagnose", "--format", "json", "examples/fp16-adamw/train.log"});
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["version"], 1);
+  const auto& f = j["findings"][0];
+  EXPECT_EQ(f["rule"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(f["category"], "optimizer");
+  EXPECT_EQ(f["step"], 2);
+  EXPECT_EQ(f["user_frame"]["line"], 51);
+  ASSERT_FALSE(f["edits"].empty());
+  EXPECT_EQ(f["edits"][0]["applicable"], true);
+  EXPECT_EQ(f["edits"][0]["changes"][0]["new_text"], ", eps=1e-5");
+
+  Result sarif = denpex({"diagnose", "--format", "sarif", "examples/fp16-adamw/train.log"});
+  auto s = nlohmann::json::parse(sarif.out);
+  EXPECT_EQ(s["version"], "2.1.0");
+  EXPECT_EQ(s["runs"][0]["results"][0]["ruleId"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 17);
+
+  Result md = denpex({"diagnose", "--format", "markdown", "examples/fp16-adamw/train.log"});
+  EXPECT_TRUE(contains(md.out, "## 1. AdamW epsilon underflow in FP16"));
+  EXPECT_TRUE(contains(md.out, "```diff"));
+}
+
+TEST(Cli, UsageAndInputErrorsExitTwo) {
+  Result missing = denpex({"diagnose", "no/such.log"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(contains(missing.err, "no/such.log: no such file")) << missing.err;
+  Result dir = denpex({"diagnose", "examples"});
+  EXPECT_EQ(dir.code, 2);
+  EXPECT_TRUE(contains(dir.err, "is a directory"));
+  Result option = denpex({"diagnose", "--frobnicate", "x.log"});
+  EXPECT_EQ(option.code, 2);
+  EXPECT_TRUE(contains(option.err, "unknown option '--frobnicate'"));
+  Result format = denpex({"diagnose", "--format", "xml", "examples/fp16-adamw/train.log"});
+  EXPECT_EQ(format.code, 2);
+  Result command = denpex({"frobnicate"});
+  EXPECT_EQ(command.code, 2);
+  EXPECT_TRUE(contains(command.err, "unknown command"));
+}
+
+TEST_F(ScratchProject, FixPrintsADiffOfTheTracebackFile) {
+  Result r = denpex({"diagnose", "--fix", "train.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "fix: Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--- a/train.py"));
+  EXPECT_TRUE(contains(r.out, "-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"));
+  EXPECT_TRUE(contains(r.out, "+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n"));
+  EXPECT_EQ(readAll(dir_ / "train.py"), readAll(kSource / "examples/fp16-adamw/train.py")) << "--fix must not write";
+}
+
+TEST_F(ScratchProject, ApplyWritesCompilablePythonAndIsIdempotent) {
+  Result r = denpex({"diagnose", "--apply", "train.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "applied 1 edit to train.py")) << r.err;
+  std::string edited = readAll(dir_ / "train.py");
+  EXPECT_TRUE(contains(edited, "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n"));
+  int compiled = bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string());
+  EXPECT_EQ(compiled, 0);
+  Result again = denpex({"diagnose", "--apply", "train.log"}, dir_);
+  EXPECT_FALSE(contains(again.err, "applied")) << again.err;
+  EXPECT_TRUE(contains(again.out, "already has eps=1e-5, which is safe")) << again.out;
+  EXPECT_EQ(readAll(dir_ / "train.py"), edited);
+}
+
+TEST_F(ScratchProject, WithoutATracebackTheSourceFolderIsSearched) {
+  fs::create_directories(dir_ / "src/pkg");
+  writeAll(dir_ / "src/pkg/optim_setup.py",
+           "from torch.optim import AdamW\n\n\ndef build(model):\n    return AdamW(\n        model.parameters(),\n"
+           "        lr=3e-4,  # peak\n        eps=1e-8,\n    )\n");
+  writeAll(dir_ / "src/ds_config.json",
+           "{\n  \"fp16\": {\"enabled\": true},\n  \"optimizer\": {\n    \"type\": \"AdamW\",\n"
+           "    \"params\": {\"lr\": 3e-4}\n  }\n}\n");
+  fs::copy_file(kSource / "tests/rules/adamw-eps-fp16-underflow/match/pure-fp16-step2.log", dir_ / "run.log");
+  Result r = denpex({"diagnose", "--apply", "--source", "src", "run.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "src/pkg/optim_setup.py"), "        eps=1e-5,\n")) << r.out;
+  auto ds = nlohmann::json::parse(readAll(dir_ / "src/ds_config.json"));
+  EXPECT_DOUBLE_EQ(ds["optimizer"]["params"]["eps"].get<double>(), 1e-5);
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "src/pkg/optim_setup.py").string()), 0);
+}
+
+TEST(Cli, ExplainPrintsTheFullEntry) {
+  Result r = denpex({"explain", "adamw-eps-fp16-underflow"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"## What it is", "## What you observe", "## Symptoms and why they happen", "## Fingerprint",
+                        "## Systems affected", "## How to confirm", "## Root cause", "## Mechanism", "## Fix",
+                        "## Prevention", "## How to verify the fix", "## Related failures", "## References"})
+    EXPECT_TRUE(contains(r.out, s)) << s;
+  Result typo = denpex({"explain", "adamw-eps"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_TRUE(contains(typo.err, "did you mean 'adamw-eps-fp16-underflow'")) << typo.err;
+}
+
+TEST(Cli, RulesListLintAndTestTheShippedRules) {
+  Result list = denpex({"rules", "list"});
+  EXPECT_EQ(list.code, 0);
+  EXPECT_TRUE(contains(list.out, "adamw-eps-fp16-underflow"));
+  Result lint = denpex({"rules", "lint", "rules"});
+  EXPECT_EQ(lint.code, 0) << lint.out;
+  Result test = denpex({"rules", "test", "rules", "--examples", "tests/rules"});
+  EXPECT_EQ(test.code, 0) << test.out;
+  EXPECT_TRUE(contains(test.out, "Missing: 0  Noisy: 0")) << test.out;
+}
+
+class UserRules : public ScratchProject {};
+
+TEST_F(UserRules, LintReportsEachBadFileWithItsLineAndKeepsTheRest) {
+  writeAll(dir_ / "rules/good-rule.yaml",
+           "id: good-rule\ntitle: Good\ncategory: test\nsummary: s\nroot_cause: r\nfix: f\nverify: v\nconfirm: [c]\n"
+           "signals:\n  s: 'disk quota exceeded'\ncondition: s\n"
+           "examples:\n  match: ['OSError: disk quota exceeded', 'x disk quota exceeded']\n"
+           "  no_match: ['disk ok', 'quota ok']\n");
+  writeAll(dir_ / "rules/bad-yaml.yaml", "id: bad-yaml\ntitle: [unclosed\n");
+  writeAll(dir_ / "rules/bad-field.yaml", "id: bad-field\ntitle: t\ncategory: c\nsummary: s\nflavour: x\n");
+  writeAll(dir_ / "rules/bad-regex.yaml",
+           "id: bad-regex\ntitle: t\ncategory: c\nsummary: s\nsignals:\n  s: '(?<x'\ncondition: s\n");
+  writeAll(dir_ / "rules/no-examples.yaml",
+           "id: no-examples\ntitle: t\ncategory: c\nsummary: s\nroot_cause: r\nfix: f\nverify: v\nconfirm: [c]\n"
+           "signals:\n  s: 'x'\ncondition: s\n");
+  Result lint = denpex({"rules", "lint", "rules"}, dir_);
+  EXPECT_EQ(lint.code, 1);
+  EXPECT_TRUE(contains(lint.out, "bad-yaml.yaml:")) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "YAML syntax"));
+  EXPECT_TRUE(contains(lint.out, "bad-field.yaml:5: unknown field 'flavour'")) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "bad-regex.yaml:6: signal 's': invalid regex")) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "no-examples.yaml: rule 'no-examples': needs at least 2 examples that must match"));
+  Result list = denpex({"rules", "list", "rules"}, dir_);
+  EXPECT_TRUE(contains(list.out, "good-rule"));
+  EXPECT_TRUE(contains(list.out, "no-examples"));
+  Result test = denpex({"rules", "test", "rules", "--rule", "good-rule"}, dir_);
+  EXPECT_TRUE(contains(test.out, "ok    good-rule (2 match, 2 no_match)")) << test.out;
+  EXPECT_TRUE(contains(test.out, "Validated: 4  Missing: 0  Noisy: 0")) << test.out;
+}
+
+TEST_F(UserRules, ExampleFilesBesideTheRulesAreTestedAndFailuresReported) {
+  writeAll(dir_ / "rules/quota.yaml",
+           "id: quota\ntitle: Quota\ncategory: test\nsummary: s\nsignals:\n  s: 'disk quota exceeded'\ncondition: s\n");
+  writeAll(dir_ / "rules/quota/match/a.log", "OSError: [Errno 122] Disk quota exceeded\n");  // wrong case: Missing
+  writeAll(dir_ / "rules/quota/match/b.log", "disk quota exceeded\n");
+  writeAll(dir_ / "rules/quota/no_match/c.log", "disk quota exceeded, sadly\n");  // Noisy
+  writeAll(dir_ / "rules/quota/no_match/d.log", "fine\n");
+  Result test = denpex({"rules", "test", "rules"}, dir_);
+  EXPECT_EQ(test.code, 1);
+  EXPECT_TRUE(contains(test.out, "FAIL  quota")) << test.out;
+  EXPECT_TRUE(contains(test.out, "Validated: 2  Missing: 1  Noisy: 1")) << test.out;
+}
+
+TEST_F(UserRules, RulesOptionOverridesAShippedRule) {
+  writeAll(dir_ / "mine/cuda-out-of-memory.yaml",
+           "id: cuda-out-of-memory\ntitle: Our own OOM rule\ncategory: memory\nsummary: s\n"
+           "signals:\n  s: 'CUDA out of memory'\ncondition: s\n");
+  writeAll(dir_ / "oom.log", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB\n");
+  Result r = denpex({"diagnose", "--rules", "mine", "oom.log"}, dir_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "[cuda-out-of-memory] Our own OOM rule")) << r.out;
+}
+
+}  // namespace
