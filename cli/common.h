@@ -49,6 +49,11 @@ class DiskSources : public core::SourceProvider {
   std::optional<std::vector<std::filesystem::path>> files_;
 };
 
+// Writes the applicable plans (edits of one file merged), refusing any file whose text changed
+// since it was planned; each file is replaced atomically. Says what it did on `log`. Returns
+// kExitClean, or kExitUsage when some file was not written.
+int applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log);
+
 bool isTerminal(int fd);
 
 int runDiagnose(const std::vector<std::string>& args);

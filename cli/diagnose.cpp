@@ -63,57 +63,6 @@ bool feed(core::Diagnoser& d, std::istream& in) {
   return !in.bad();
 }
 
-// Writes the applicable plans, one file at a time, refusing any file whose text changed since
-// it was read.
-int applyPlans(const std::vector<std::vector<core::FixPlan>>& plans) {
-  std::map<std::string, std::pair<std::string, std::vector<core::TextEdit>>> byFile;
-  for (const auto& list : plans) {
-    for (const auto& plan : list) {
-      if (!plan.applicable) continue;
-      auto& entry = byFile[plan.path];
-      entry.first = plan.originalText;
-      entry.second.insert(entry.second.end(), plan.edits.begin(), plan.edits.end());
-    }
-  }
-  int status = 0;
-  for (auto& [path, entry] : byFile) {
-    auto& edits = entry.second;
-    std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
-    edits.erase(std::unique(edits.begin(), edits.end(),
-                            [](const auto& a, const auto& b) { return a.begin == b.begin && a.end == b.end && a.newText == b.newText; }),
-                edits.end());
-    std::string error;
-    auto now = readFile(path, error);
-    if (!now || *now != entry.first) {
-      std::cerr << "denpex: " << path << " changed since it was read; not written\n";
-      status = kExitUsage;
-      continue;
-    }
-    std::string updated = core::applyEdits(entry.first, edits);
-    fs::path tmp = fs::path(path).concat(".denpex-tmp");
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << updated;
-      if (!out) {
-        std::cerr << "denpex: cannot write " << tmp.string() << "\n";
-        status = kExitUsage;
-        continue;
-      }
-    }
-    std::error_code ec;
-    fs::permissions(tmp, fs::status(path, ec).permissions(), ec);
-    fs::rename(tmp, path, ec);
-    if (ec) {
-      std::cerr << "denpex: cannot replace " << path << ": " << ec.message() << "\n";
-      fs::remove(tmp, ec);
-      status = kExitUsage;
-      continue;
-    }
-    std::cerr << "denpex: applied " << edits.size() << " edit" << (edits.size() == 1 ? "" : "s") << " to " << path << "\n";
-  }
-  return status;
-}
-
 }  // namespace
 
 int runDiagnose(const std::vector<std::string>& args) {
@@ -198,7 +147,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   }
   std::cout.flush();
   if (opt.apply) {
-    int status = applyPlans(plans);
+    int status = applyPlans(plans, std::cerr);
     if (status != 0) return status;
   }
   return diagnosis.findings.empty() ? kExitClean : kExitFound;
