@@ -8,6 +8,7 @@ packages=(
   libboost-dev libboost-filesystem-dev
   libgtest-dev
   python3            # the tests check that edited Python still compiles (py_compile)
+  time               # bench/run.sh measures peak memory with /usr/bin/time
 )
 missing=()
 for p in "${packages[@]}"; do
