@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/disk_sources.h"
 #include "core/fix_planner.h"
 #include "core/rule.h"
 
@@ -29,25 +30,7 @@ struct RuleLoad {
 };
 RuleLoad loadRules(const std::vector<std::string>& extraDirs, bool builtin = true);
 
-// Reads a whole file; nullopt with `error` set when it is missing, a directory or unreadable.
-std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
 
-// Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
-// to the root, then by their trailing components below the root (a log recorded on another
-// machine names the same train.py under another prefix).
-class DiskSources : public core::SourceProvider {
- public:
-  explicit DiskSources(std::filesystem::path root) : root_(std::move(root)) {}
-  std::optional<core::SourceFile> open(const std::string& path) override;
-  std::vector<std::string> candidates() override;
-
- private:
-  std::optional<std::filesystem::path> resolve(const std::string& path);
-  const std::vector<std::filesystem::path>& walk();
-
-  std::filesystem::path root_;
-  std::optional<std::vector<std::filesystem::path>> files_;
-};
 
 // Writes the applicable plans (edits of one file merged), refusing any file whose text changed
 // since it was planned; each file is replaced atomically. Says what it did on `log`. Returns

@@ -277,10 +277,15 @@ struct Diagnoser::State {
   std::map<std::string, size_t> groupIndex;
   uint64_t droppedExceptions = 0;
   TracebackTracker tracker;
+  std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
   std::vector<Matcher::Hit> hits;
 
-  State(const RuleSet& r, const Matcher& m, Options o)
-      : rules(r), matcher(m), options(o), tracker([this](Traceback&& tb) { onTraceback(std::move(tb)); }) {}
+  State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {}
+
+  void takeFinished() {
+    for (auto& tb : finished) onTraceback(std::move(tb));
+    finished.clear();
+  }
 
   RankState& rank(int r) {
     auto it = ranks.find(r);
@@ -353,7 +358,8 @@ struct Diagnoser::State {
     ++totalLines;
     RankState& st = rank(line.rank);
     if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
-    tracker.add(line);
+    tracker.add(line, finished);
+    if (!finished.empty()) takeFinished();
     std::string_view message = line.message();
     if (message.empty()) return;
     hits.clear();
@@ -451,7 +457,8 @@ struct Diagnoser::State {
       processLine(pending);
       pending.clear();
     }
-    tracker.flush();
+    tracker.flush(finished);
+    takeFinished();
     Diagnosis out;
     out.sources = sources;
     out.lines = totalLines;
@@ -599,6 +606,13 @@ void Diagnoser::addLine(std::string_view line) {
 }
 
 Diagnosis Diagnoser::finish() { return state_->finish(); }
+
+Diagnosis Diagnoser::snapshot() const {
+  State copy(*state_);
+  return copy.finish();
+}
+
+uint64_t Diagnoser::linesSeen() const { return state_->totalLines; }
 
 Diagnosis diagnoseText(const RuleSet& rules, const Matcher& matcher, std::string_view text,
                        std::string sourceName) {

@@ -74,6 +74,11 @@ class Diagnoser {
   // Feeds one complete line (without its '\n').
   void addLine(std::string_view line);
   Diagnosis finish();
+  // The diagnosis of everything fed so far (a partial last line included), leaving the
+  // diagnoser ready for more text: a log that grows is diagnosed by feeding only what was
+  // appended. Costs a copy of the per-rank state, never of the log.
+  Diagnosis snapshot() const;
+  uint64_t linesSeen() const;
 
  private:
   struct State;

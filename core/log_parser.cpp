@@ -275,8 +275,8 @@ TracebackTracker::Open* TracebackTracker::find(uint32_t source, int rank) {
   return nullptr;
 }
 
-void TracebackTracker::emit(Open& open) {
-  if (!open.tb.chain.empty() && !open.tb.chain.back().type.empty()) sink_(std::move(open.tb));
+void TracebackTracker::emit(Open& open, std::vector<Traceback>& done) {
+  if (!open.tb.chain.empty() && !open.tb.chain.back().type.empty()) done.push_back(std::move(open.tb));
   size_t index = static_cast<size_t>(&open - open_.data());
   open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(index));
 }
@@ -325,12 +325,12 @@ bool isChainMarker(std::string_view msg) {
 
 }  // namespace
 
-void TracebackTracker::add(const ParsedLine& line) {
+void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {
   std::string_view msg = trimRight(line.message());
   Open* open = find(line.source, line.rank);
   if (msg == kHeader) {
     if (open && !open->awaitingChain) {
-      emit(*open);
+      emit(*open, done);
       open = nullptr;
     }
     if (!open) {
@@ -345,8 +345,6 @@ void TracebackTracker::add(const ParsedLine& line) {
     }
     open->tb.chain.push_back({});
     open->awaitingChain = false;
-    open->sawFrame = false;
-    open->lastWasFrame = false;
     open->tb.lastLine = line.lineNo;
     return;
   }
@@ -361,7 +359,7 @@ void TracebackTracker::add(const ParsedLine& line) {
       return;
     }
     if (open->awaitingChain) return;
-    emit(*open);
+    emit(*open, done);
     return;
   }
   Frame frame;
@@ -369,8 +367,6 @@ void TracebackTracker::add(const ParsedLine& line) {
     frame.source = line.source;
     frame.logLine = line.lineNo;
     rec.frames.push_back(std::move(frame));
-    open->sawFrame = true;
-    open->lastWasFrame = true;
     open->tb.lastLine = line.lineNo;
     return;
   }
@@ -388,15 +384,15 @@ void TracebackTracker::add(const ParsedLine& line) {
   }
   // Something else interrupted the block before its exception line: it cannot be diagnosed as
   // a traceback, and its lines stay plain messages.
-  emit(*open);
+  emit(*open, done);
 }
 
-void TracebackTracker::flush() {
+void TracebackTracker::flush(std::vector<Traceback>& done) {
   while (!open_.empty()) {
     Open& open = open_.back();
     if (!open.tb.chain.empty() && open.tb.chain.back().type.empty() && open.tb.chain.size() > 1)
       open.tb.chain.pop_back();
-    emit(open);
+    emit(open, done);
   }
 }
 

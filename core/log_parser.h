@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,29 +89,24 @@ struct Traceback {
 };
 
 // Follows traceback blocks line by line. One tracker serves all ranks; lines of different ranks
-// may interleave.
+// may interleave. Finished tracebacks are appended to `done`. Copyable, so that a diagnosis can
+// be taken from a snapshot while the log keeps growing.
 class TracebackTracker {
  public:
-  using Sink = std::function<void(Traceback&&)>;
-  explicit TracebackTracker(Sink sink) : sink_(std::move(sink)) {}
-
-  void add(const ParsedLine& line);
-  // Emits blocks still open (a log cut off mid-traceback).
-  void flush();
+  void add(const ParsedLine& line, std::vector<Traceback>& done);
+  // Finishes blocks still open (a log cut off mid-traceback).
+  void flush(std::vector<Traceback>& done);
 
  private:
   struct Open {
     int rank = -1;
     uint32_t source = 0;
     Traceback tb;
-    bool sawFrame = false;
     bool awaitingChain = false;  // saw "During handling..." and waits for the next Traceback
-    bool lastWasFrame = false;
   };
   Open* find(uint32_t source, int rank);
-  void emit(Open& open);
+  void emit(Open& open, std::vector<Traceback>& done);
 
-  Sink sink_;
   std::vector<Open> open_;
 };
 

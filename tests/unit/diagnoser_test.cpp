@@ -144,6 +144,20 @@ TEST_F(DiagnoserTest, EvidenceColumnsPointIntoTheRawLine) {
   EXPECT_EQ(line.substr(e.begin, e.end - e.begin), "CUDA out of memory. Tried to allocate 1.00 GiB");
 }
 
+TEST_F(DiagnoserTest, SnapshotsFollowAGrowingLog) {
+  Diagnoser d(rules_, *matcher_);
+  d.beginSource("t.log");
+  d.addText(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\n");
+  EXPECT_TRUE(ids(d.snapshot()).empty());
+  d.addText("step 2 | loss nan | grad_n");  // a partial last line counts in a snapshot
+  EXPECT_EQ(ids(d.snapshot()), std::vector<std::string>{"adamw-eps-fp16-underflow"});
+  d.addText("orm nan\nstep 3 | loss nan\n");
+  auto snap = d.snapshot();
+  auto fin = d.finish();
+  EXPECT_EQ(ids(snap), ids(fin));
+  EXPECT_EQ(snap.lines, fin.lines);
+}
+
 TEST(MaskMessage, MasksNumbersAddressesAndPaths) {
   EXPECT_EQ(maskMessage("Tried 20.00 MiB at 0x7f00ab on rank 3"), "Tried <N> MiB at <ADDR> on rank <N>");
   EXPECT_EQ(maskMessage("cannot open '/data/shard_01.bin'"), "cannot open '<PATH>'");

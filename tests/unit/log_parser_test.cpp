@@ -88,12 +88,12 @@ TEST(LogParser, UserFiles) {
 
 std::vector<Traceback> track(const std::string& text) {
   std::vector<Traceback> out;
-  TracebackTracker t([&](Traceback&& tb) { out.push_back(std::move(tb)); });
+  TracebackTracker t;
   std::istringstream in(text);
   std::string line;
   uint64_t n = 0;
-  while (std::getline(in, line)) t.add(parseLine(line, 0, n++));
-  t.flush();
+  while (std::getline(in, line)) t.add(parseLine(line, 0, n++), out);
+  t.flush(out);
   return out;
 }
 

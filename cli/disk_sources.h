@@ -1,0 +1,39 @@
+// Files on disk for fixes: reading them, and a SourceProvider over a folder. Shared by the CLI
+// and the language server (which puts the editor's open buffers in front of it).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fix_planner.h"
+
+namespace denpex::cli {
+
+// Reads a whole file; nullopt with `error` set when it is missing, a directory or unreadable.
+std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
+
+// Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
+// to the root, then by their trailing components below the root (a log recorded on another
+// machine names the same train.py under another prefix).
+class DiskSources : public core::SourceProvider {
+ public:
+  explicit DiskSources(std::filesystem::path root) : root_(std::move(root)) {}
+  std::optional<core::SourceFile> open(const std::string& path) override;
+  std::vector<std::string> candidates() override;
+
+  // The file a traceback path names, below the root (see above); nullopt when none.
+  std::optional<std::filesystem::path> resolve(const std::string& path);
+  // The .py and .json files below the root, skipping virtual environments, caches and VCS
+  // folders; bounded so that a home folder given by mistake does not take minutes.
+  const std::vector<std::filesystem::path>& walk();
+  const std::filesystem::path& root() const { return root_; }
+
+ private:
+
+  std::filesystem::path root_;
+  std::optional<std::vector<std::filesystem::path>> files_;
+};
+
+}  // namespace denpex::cli
