@@ -17,32 +17,6 @@ namespace fs = std::filesystem;
 bool isTerminal(int fd) { return ::isatty(fd) == 1; }
 
 
-std::vector<core::RuleSource> readRuleDir(const fs::path& dir, std::vector<core::RuleError>& errors) {
-  std::vector<core::RuleSource> out;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    errors.push_back({dir.string(), 0, "not a folder of rules"});
-    return out;
-  }
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    auto ext = it->path().extension();
-    if (ext == ".yaml" || ext == ".yml") files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::string error;
-    auto text = readFile(f, error);
-    if (!text) {
-      errors.push_back({f.string(), 0, error});
-      continue;
-    }
-    out.push_back({f.string(), std::move(*text)});
-  }
-  return out;
-}
 
 RuleLoad loadRules(const std::vector<std::string>& extraDirs, bool builtin) {
   RuleLoad load;

@@ -19,8 +19,6 @@ constexpr int kExitClean = 0;
 constexpr int kExitFound = 1;
 constexpr int kExitUsage = 2;
 
-// Reads every *.yaml / *.yml file below `dir`, sorted by path. Unreadable entries become errors.
-std::vector<core::RuleSource> readRuleDir(const std::filesystem::path& dir, std::vector<core::RuleError>& errors);
 
 // The shipped rules, then the workspace's `.denpex/rules/` (when present under `cwd`), then
 // each `--rules DIR`, later ones overriding earlier ones by id.

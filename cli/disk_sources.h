@@ -8,11 +8,15 @@
 #include <vector>
 
 #include "core/fix_planner.h"
+#include "core/rule.h"
 
 namespace denpex::cli {
 
 // Reads a whole file; nullopt with `error` set when it is missing, a directory or unreadable.
 std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
+
+// Reads every *.yaml / *.yml file below `dir`, sorted by path. Unreadable entries become errors.
+std::vector<core::RuleSource> readRuleDir(const std::filesystem::path& dir, std::vector<core::RuleError>& errors);
 
 // Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
 // to the root, then by their trailing components below the root (a log recorded on another

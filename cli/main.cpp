@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "core/report.h"
+#include "lsp/server.h"
 
 namespace {
 
@@ -16,6 +17,7 @@ commands:
   diagnose [PATH...]     diagnose log files or standard input ('-')
   explain RULE           print a rule's full entry as Markdown
   rules list|lint|test   list, check or test rules
+  lsp                    run the language server on stdin/stdout (LSP 3.17)
   version                print the version
 
 Run 'denpex <command> --help' for a command's options.
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
     if (command == "diagnose") return denpex::cli::runDiagnose(rest);
     if (command == "explain") return denpex::cli::runExplain(rest);
     if (command == "rules") return denpex::cli::runRules(rest);
+    if (command == "lsp") return denpex::lsp::runLanguageServer(rest);
     if (command == "version" || command == "--version") {
       std::cout << "denpex " << denpex::core::kVersion << "\n";
       return 0;

@@ -37,6 +37,8 @@ std::string sourceName(const Diagnosis& d, uint32_t source) {
   return source < d.sources.size() ? d.sources[source] : "<input>";
 }
 
+}  // namespace
+
 std::string verdict(const Finding& f) {
   if (f.rule->fallback) {
     std::string v = "Unrecognized failure: " + f.exceptionType;
@@ -59,6 +61,8 @@ std::string ranksText(const std::vector<int>& ranks) {
   }
   return out;
 }
+
+namespace {
 
 std::vector<Evidence> sortedEvidence(const Finding& f) {
   std::vector<Evidence> ev = f.evidence;

@@ -15,6 +15,11 @@ namespace denpex::core {
 constexpr const char* kVersion = "0.1.0";
 constexpr int kJsonSchemaVersion = 1;
 
+// The finding's name in one line: the rule's title, or for the fallback the exception itself.
+std::string verdict(const Finding& finding);
+// The rank list in short form: "0-3, 5".
+std::string ranksText(const std::vector<int>& ranks);
+
 // Where each rule's documentation page lives (docs/rules/<category>/<id>.md on the web).
 std::string ruleUrl(const Rule& rule);
 

@@ -1,0 +1,337 @@
+// The built `denpex lsp` over its real pipes: lifecycle, errors, diagnostics, hover, code
+// actions applied to a real train.py, commands, links, lenses, positions, growing logs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/log_text.h"
+#include "lsp_client.h"
+
+namespace denpex::test {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = DENPEX_SOURCE_DIR;
+
+std::string readAll(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string uriOf(const fs::path& p) { return "file://" + fs::absolute(p).lexically_normal().string(); }
+
+// Applies LSP text edits (UTF-16 positions) to a text.
+std::string applyEdits(std::string text, json edits, core::PositionEncoding enc = core::PositionEncoding::kUtf16) {
+  std::vector<std::tuple<size_t, size_t, std::string>> spans;
+  core::LineIndex index(text);
+  for (const auto& e : edits) {
+    auto pos = [&](const json& p) { return index.toOffset({p["line"].get<uint32_t>(), p["character"].get<uint32_t>()}, enc); };
+    spans.emplace_back(pos(e["range"]["start"]), pos(e["range"]["end"]), e["newText"].get<std::string>());
+  }
+  std::sort(spans.rbegin(), spans.rend());
+  for (const auto& [b, e, t] : spans) text.replace(b, e - b, t);
+  return text;
+}
+
+class Workspace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("denpex-lsp-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    for (const char* f : {"train.py", "fp16_adamw_cpu.py", "train.log"})
+      fs::copy_file(kSource / "examples/fp16-adamw" / f, dir_ / f);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void openLog(LspClient& c, const fs::path& p, const std::string& languageId = "log") {
+    c.notify("textDocument/didOpen",
+             {{"textDocument", {{"uri", uriOf(p)}, {"languageId", languageId}, {"version", 1}, {"text", readAll(p)}}}});
+  }
+  json diagnosticsFor(LspClient& c, const fs::path& p, bool nonEmpty = true) {
+    std::string uri = uriOf(p);
+    return c.notification("textDocument/publishDiagnostics", [&](const json& params) {
+      return params["uri"] == uri && (!nonEmpty || !params["diagnostics"].empty());
+    });
+  }
+  fs::path dir_;
+};
+
+TEST(LspLifecycle, RequestsBeforeInitializeAndAfterShutdown) {
+  LspClient c;
+  json early = c.call("textDocument/hover", {{"textDocument", {{"uri", "file:///x.log"}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  EXPECT_EQ(early["error"]["code"], -32002);
+  json init = c.initialize("");
+  EXPECT_EQ(init["result"]["capabilities"]["positionEncoding"], "utf-16");
+  EXPECT_EQ(init["result"]["serverInfo"]["name"], "denpex");
+  EXPECT_EQ(init["result"]["capabilities"]["codeActionProvider"]["codeActionKinds"][0], "quickfix");
+  EXPECT_EQ(c.call("denpex/unknown", json::object())["error"]["code"], -32601);
+  EXPECT_TRUE(c.call("shutdown", nullptr)["result"].is_null());
+  EXPECT_EQ(c.call("textDocument/codeLens", {{"textDocument", {{"uri", "file:///x.log"}}}})["error"]["code"], -32600);
+  c.notify("exit", nullptr);
+  ASSERT_TRUE(c.waitExit(std::chrono::seconds(10)));
+  EXPECT_EQ(c.exitCode(), 0);
+}
+
+TEST(LspLifecycle, ExitWithoutShutdownIsOne) {
+  LspClient c;
+  c.initialize("");
+  c.notify("exit", nullptr);
+  ASSERT_TRUE(c.waitExit(std::chrono::seconds(10)));
+  EXPECT_EQ(c.exitCode(), 1);
+}
+
+TEST(LspLifecycle, EndsWhenInputCloses) {
+  LspClient c;
+  c.initialize("");
+  c.closeInput();
+  ASSERT_TRUE(c.waitExit(std::chrono::seconds(10)));
+  EXPECT_EQ(c.exitCode(), 1);
+}
+
+TEST(LspLifecycle, Utf8WhenTheClientOffersIt) {
+  LspClient c;
+  json init = c.initialize("", {{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}});
+  EXPECT_EQ(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+}
+
+TEST(LspRobustness, MalformedMessagesAndBadParamsDoNotStopTheServer) {
+  LspClient c;
+  c.initialize("");
+  c.sendRaw("{this is not json");
+  auto parseError = c.waitFor([](const json& m) { return m.contains("error") && m["id"].is_null(); }, std::chrono::seconds(20));
+  ASSERT_TRUE(parseError);
+  EXPECT_EQ((*parseError)["error"]["code"], -32700);
+  c.sendRaw("[1, 2]");  // valid JSON, not a request
+  auto invalid = c.waitFor([](const json& m) { return m.contains("error") && m["error"]["code"] == -32600; }, std::chrono::seconds(20));
+  EXPECT_TRUE(invalid);
+  json bad = c.call("textDocument/hover", {{"textDocument", {{"uri", "file:///x.log"}}}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  json badPos = c.call("textDocument/hover", {{"textDocument", {{"uri", "file:///x.log"}}}, {"position", {{"line", -1}, {"character", 0}}}});
+  EXPECT_EQ(badPos["error"]["code"], -32602);
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", "file:///never-opened.log"}}}, {"contentChanges", json::array()}});
+  json ok = c.call("workspace/executeCommand", {{"command", "denpex.explain"}, {"arguments", {"gradient-explosion"}}});
+  EXPECT_NE(ok["result"].get<std::string>().find("# Gradient explosion"), std::string::npos);
+  EXPECT_NE(c.stderrText().find("malformed message skipped"), std::string::npos) << c.stderrText();
+  EXPECT_NE(c.stderrText().find("not open"), std::string::npos) << c.stderrText();
+}
+
+TEST(LspRobustness, CancelledRequestsGetRequestCancelled) {
+  LspClient c;
+  c.initialize("");
+  // Keep the server busy, then send a request and its cancellation together.
+  std::string big;
+  for (int i = 0; i < 400000; ++i) big += "step " + std::to_string(i) + " | loss 0.5 | grad_norm 0.1\n";
+  int slow = c.request("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"text", big}}}}});
+  int id = c.request("textDocument/codeLens", {{"textDocument", {{"uri", "file:///x.log"}}}});
+  c.notify("$/cancelRequest", {{"id", id}});
+  EXPECT_EQ(c.response(id)["error"]["code"], -32800);
+  EXPECT_TRUE(c.response(slow)["result"]["findings"].empty());
+}
+
+TEST_F(Workspace, DiagnosticHoverAndQuickFixOnTheSeedLog) {
+  LspClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}},
+                             {"textDocument", {{"codeAction", {{"disabledSupport", true}}}}}});
+  openLog(c, dir_ / "train.log");
+  json published = diagnosticsFor(c, dir_ / "train.log");
+  ASSERT_EQ(published["diagnostics"].size(), 1u);
+  EXPECT_EQ(published["version"], 1);
+  json d = published["diagnostics"][0];
+  EXPECT_EQ(d["code"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(d["source"], "denpex");
+  EXPECT_EQ(d["severity"], 1);
+  EXPECT_EQ(d["range"]["start"]["line"], 16);
+  EXPECT_NE(d["message"].get<std::string>().find("AdamW epsilon underflow in FP16"), std::string::npos);
+  EXPECT_NE(d["codeDescription"]["href"].get<std::string>().find("adamw-eps-fp16-underflow"), std::string::npos);
+  bool pointsAtSource = false;
+  for (const auto& r : d["relatedInformation"])
+    pointsAtSource |= r["location"]["uri"] == uriOf(dir_ / "train.py") && r["location"]["range"]["start"]["line"] == 50;
+  EXPECT_TRUE(pointsAtSource) << d.dump(2);
+
+  json hover = c.call("textDocument/hover", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                             {"position", {{"line", 16}, {"character", 3}}}});
+  std::string md = hover["result"]["contents"]["value"];
+  for (const char* s : {"AdamW epsilon underflow in FP16", "Root cause", "Mechanism", "How to confirm", "Fix", "Verify", "Related"})
+    EXPECT_NE(md.find(s), std::string::npos) << s;
+  json none = c.call("textDocument/hover", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                            {"position", {{"line", 2}, {"character", 0}}}});
+  EXPECT_TRUE(none["result"].is_null());
+
+  // Neovim 0.7 sends ranges back in bytes: the action must be found through `data` alone.
+  json sentBack = d;
+  sentBack["range"] = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}};
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                                    {"range", d["range"]},
+                                                    {"context", {{"diagnostics", {sentBack}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  EXPECT_EQ(actions[0]["title"], "Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)");
+  EXPECT_EQ(actions[0]["kind"], "quickfix");
+  EXPECT_EQ(actions[0]["isPreferred"], true);
+  const json& change = actions[0]["edit"]["documentChanges"][0];
+  EXPECT_EQ(change["textDocument"]["uri"], uriOf(dir_ / "train.py"));
+  EXPECT_TRUE(change["textDocument"]["version"].is_null());  // not open in the editor
+  std::string fixed = applyEdits(readAll(dir_ / "train.py"), change["edits"]);
+  std::ofstream(dir_ / "train.py") << fixed;
+  EXPECT_NE(fixed.find("optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n"), std::string::npos);
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
+
+  // Now the call is safe: the action is offered disabled, with the reason.
+  json after = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                                  {"range", d["range"]},
+                                                  {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_NE(after[0]["disabled"]["reason"].get<std::string>().find("already has eps=1e-5"), std::string::npos);
+  EXPECT_EQ(c.call("codeAction/resolve", after[0])["result"], after[0]);
+}
+
+TEST_F(Workspace, OpenSourceFilesGetVersionedEditsFromTheirBuffer) {
+  LspClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});
+  // The buffer differs from the disk: the edit must be computed from the buffer.
+  std::string buffer = "# unsaved comment\n" + readAll(dir_ / "train.py");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uriOf(dir_ / "train.py")}, {"languageId", "python"}, {"version", 7}, {"text", buffer}}}});
+  openLog(c, dir_ / "train.log");
+  json d = diagnosticsFor(c, dir_ / "train.log")["diagnostics"][0];
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                                    {"range", d["range"]}, {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(actions[0]["title"], "Set eps=1e-5 in torch.optim.AdamW(...) (train.py:41)");
+  const json& change = actions[0]["edit"]["documentChanges"][0];
+  EXPECT_EQ(change["textDocument"]["version"], 7);
+  EXPECT_NE(applyEdits(buffer, change["edits"]).find("lr=1e-3, eps=1e-5)"), std::string::npos);
+}
+
+TEST_F(Workspace, NoCallFoundGivesADisabledActionWithItsReason) {
+  std::ofstream(dir_ / "train.py") << "import torch\nopt = torch.optim.SGD(params, lr=0.1)\n";
+  fs::remove(dir_ / "fp16_adamw_cpu.py");
+  LspClient c;
+  c.initialize(uriOf(dir_), {{"textDocument", {{"codeAction", {{"disabledSupport", true}}}}}});
+  openLog(c, dir_ / "train.log");
+  json d = diagnosticsFor(c, dir_ / "train.log")["diagnostics"][0];
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                                    {"range", d["range"]}, {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  EXPECT_EQ(actions[0]["disabled"]["reason"], "no torch.optim.AdamW(...) call found in train.py or the workspace");
+  EXPECT_FALSE(actions[0].contains("edit"));
+}
+
+TEST_F(Workspace, DiagnoseCommandOnTextAndOnADocumentRange) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  json fromText = c.call("workspace/executeCommand",
+                         {{"command", "denpex.diagnose"}, {"arguments", {{{"text", readAll(dir_ / "train.log")}}}}})["result"];
+  ASSERT_EQ(fromText["findings"].size(), 1u);
+  EXPECT_EQ(fromText["findings"][0]["rule"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(fromText["findings"][0]["edits"][0]["applicable"], true);
+
+  // A traceback pasted into notes.md, lines 3-6; only the selection is diagnosed.
+  std::string notes = "# notes\n\nTraceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB\nmore notes\n";
+  std::string uri = uriOf(dir_ / "notes.md");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "markdown"}, {"version", 1}, {"text", notes}}}});
+  json range = {{"start", {{"line", 2}, {"character", 0}}}, {"end", {{"line", 5}, {"character", 0}}}};
+  json result = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"uri", uri}, {"range", range}}}}})["result"];
+  ASSERT_EQ(result["findings"].size(), 1u);
+  EXPECT_EQ(result["findings"][0]["rule"], "cuda-out-of-memory");
+  json published = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri; });
+  ASSERT_EQ(published["diagnostics"].size(), 1u);
+  EXPECT_EQ(published["diagnostics"][0]["range"]["start"]["line"], 4);
+  EXPECT_EQ(published["diagnostics"][0]["range"]["start"]["character"], 14);
+
+  json bad = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {42}}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  json unknownRule = c.call("workspace/executeCommand", {{"command", "denpex.explain"}, {"arguments", {"nope"}}});
+  EXPECT_EQ(unknownRule["error"]["code"], -32602);
+}
+
+TEST_F(Workspace, DocumentLinksAndCodeLens) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  openLog(c, dir_ / "train.log");
+  diagnosticsFor(c, dir_ / "train.log");
+  json links = c.call("textDocument/documentLink", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}}})["result"];
+  ASSERT_EQ(links.size(), 1u) << links.dump(2);
+  EXPECT_EQ(links[0]["target"], uriOf(dir_ / "train.py") + "#L51");
+  EXPECT_EQ(links[0]["range"]["start"]["line"], 14);
+  json lenses = c.call("textDocument/codeLens", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}}})["result"];
+  ASSERT_EQ(lenses.size(), 1u);
+  EXPECT_EQ(lenses[0]["command"]["title"], "denpex: AdamW epsilon underflow in FP16");
+  EXPECT_EQ(lenses[0]["range"]["start"]["line"], 5);  // the first evidence line (eps: 1e-08)
+}
+
+// Emoji and CJK before the match: columns differ by encoding.
+const std::string kWideLine = "\xF0\x9F\x94\xA5 \xE8\xAE\xAD\xE7\xBB\x83\tRuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB";
+
+TEST_F(Workspace, PositionsInUtf16) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  std::ofstream(dir_ / "wide.log") << "ok\n" << kWideLine << "\n";
+  openLog(c, dir_ / "wide.log");
+  json d = diagnosticsFor(c, dir_ / "wide.log")["diagnostics"][0];
+  EXPECT_EQ(d["range"]["start"]["line"], 1);
+  EXPECT_EQ(d["range"]["start"]["character"], 20);  // 2 (emoji) + 1 + 2 (CJK) + 1 (tab) + 14
+  EXPECT_EQ(d["range"]["end"]["character"], 20 + 46);
+}
+
+TEST_F(Workspace, PositionsInUtf8AndIncrementalEdits) {
+  LspClient c;
+  c.initialize(uriOf(dir_), {{"general", {{"positionEncodings", {"utf-8"}}}}});
+  std::string uri = uriOf(dir_ / "wide.log");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "log"}, {"version", 1}, {"text", "ok\n" + kWideLine + "\n"}}}});
+  json d = diagnosticsFor(c, dir_ / "wide.log")["diagnostics"][0];
+  EXPECT_EQ(d["range"]["start"]["character"], 26);  // 4 + 1 + 6 + 1 + 14 bytes
+  // Replace "2.00" (after the emoji, in UTF-8 columns) incrementally.
+  uint32_t at = static_cast<uint32_t>(kWideLine.find("2.00"));
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                      {"contentChanges", {{{"range", {{"start", {{"line", 1}, {"character", at}}}, {"end", {{"line", 1}, {"character", at + 4}}}}},
+                                                           {"text", "512.00"}}}}});
+  json again = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["version"] == 2; });
+  ASSERT_EQ(again["diagnostics"].size(), 1u);
+  EXPECT_EQ(again["diagnostics"][0]["range"]["end"]["character"], 26 + 48);
+}
+
+TEST_F(Workspace, AGrowingLogIsDiagnosedFromWhereItLeftOff) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  std::string log = readAll(dir_ / "train.log");
+  size_t cut = log.find("Traceback");
+  std::string uri = uriOf(dir_ / "run.log");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "log"}, {"version", 1}, {"text", log.substr(0, cut)}}}});
+  json first = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri; });
+  EXPECT_TRUE(first["diagnostics"].empty());
+  uint32_t lines = static_cast<uint32_t>(std::count(log.begin(), log.begin() + static_cast<long>(cut), '\n'));
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                      {"contentChanges", {{{"range", {{"start", {{"line", lines}, {"character", 0}}}, {"end", {{"line", lines}, {"character", 0}}}}},
+                                                           {"text", log.substr(cut)}}}}});
+  json second = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["version"] == 2; });
+  ASSERT_EQ(second["diagnostics"].size(), 1u);
+  EXPECT_EQ(second["diagnostics"][0]["code"], "adamw-eps-fp16-underflow");
+  EXPECT_NE(c.stderrText().find("bytes scanned (appended)"), std::string::npos) << c.stderrText();
+  // Closing clears the document's diagnostics.
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
+  json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["diagnostics"].empty(); });
+  EXPECT_TRUE(cleared["diagnostics"].empty());
+}
+
+TEST_F(Workspace, SettingsTurnAutomaticDiagnosisOffAndAddRuleFolders) {
+  fs::create_directories(dir_ / "team-rules");
+  std::ofstream(dir_ / "team-rules/disk-quota.yaml")
+      << "id: disk-quota\ntitle: Disk quota exceeded\ncategory: storage\nsummary: s\nsignals:\n  q: '(?i)disk quota exceeded'\ncondition: q\n";
+  std::ofstream(dir_ / "quota.log") << "OSError: [Errno 122] Disk quota exceeded\n";
+  LspClient c;
+  c.initialize(uriOf(dir_), json::object(), {{"rules", {"team-rules"}}});
+  openLog(c, dir_ / "quota.log");
+  json d = diagnosticsFor(c, dir_ / "quota.log");
+  EXPECT_EQ(d["diagnostics"][0]["code"], "disk-quota");
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"autoDiagnose", false}}}}}});
+  json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["diagnostics"].empty(); });
+  EXPECT_TRUE(cleared["diagnostics"].empty());
+}
+
+}  // namespace
+}  // namespace denpex::test
