@@ -9,6 +9,7 @@ packages=(
   libgtest-dev
   python3            # the tests check that edited Python still compiles (py_compile)
   time               # bench/run.sh measures peak memory with /usr/bin/time
+  neovim             # Neovim 0.7's built-in LSP client drives `denpex lsp` in a test
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -20,4 +21,11 @@ if ((${#missing[@]})); then
   [[ $(id -u) -eq 0 ]] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Node.js and npm: the machines come with Node 20; install Debian's where they do not.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >&2
 fi

@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DDENPEX_WERROR=ON
+npm ci --no-audit --no-fund --loglevel=error
 cd build
 ctest -j2 --output-on-failure

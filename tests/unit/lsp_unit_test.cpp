@@ -1,0 +1,201 @@
+// The language server's layers alone: framing, dispatch (in-process, no pipes), conversions.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/report.h"
+#include "lsp/protocol.h"
+#include "lsp/server.h"
+#include "lsp/transport.h"
+
+namespace denpex::lsp {
+namespace {
+
+std::FILE* input(const std::string& bytes) {
+  std::FILE* f = std::tmpfile();
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::rewind(f);
+  return f;
+}
+
+std::string frame(const std::string& body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; }
+
+std::string contents(std::FILE* f) {
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  return out;
+}
+
+// Splits framed output back into JSON messages.
+std::vector<json> messages(const std::string& out) {
+  std::vector<json> result;
+  size_t at = 0;
+  while ((at = out.find("Content-Length: ", at)) != std::string::npos) {
+    size_t n = std::stoul(out.substr(at + 16));
+    size_t body = out.find("\r\n\r\n", at) + 4;
+    result.push_back(json::parse(out.substr(body, n)));
+    at = body + n;
+  }
+  return result;
+}
+
+TEST(Transport, ReadsFramesWithOtherHeadersAndStrayBlankLines) {
+  std::FILE* in = input("\r\n" + frame("{\"a\":1}") + "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: 7\r\n\r\n{\"b\":2}");
+  Transport t(in, std::tmpfile());
+  std::string body;
+  ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
+  EXPECT_EQ(body, "{\"a\":1}");
+  ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
+  EXPECT_EQ(body, "{\"b\":2}");
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kEof);
+}
+
+TEST(Transport, BadHeaderIsReportedAndReadingGoesOn) {
+  std::FILE* in = input("Content-Length: nope\r\n\r\n" + frame("{}"));
+  Transport t(in, std::tmpfile());
+  std::string body;
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kBadFrame);
+  // The bad frame's body is not consumed; the next read finds the next header.
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kMessage);
+  EXPECT_EQ(body, "{}");
+}
+
+TEST(Transport, TruncatedBodyIsEndOfInput) {
+  std::FILE* in = input("Content-Length: 50\r\n\r\n{\"short\":");
+  Transport t(in, std::tmpfile());
+  std::string body;
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kEof);
+}
+
+TEST(Transport, WritesFramedUtf8ByteLengths) {
+  std::FILE* out = std::tmpfile();
+  Transport t(input(""), out);
+  t.write("{\"x\":\"\xE8\xAE\xAD\"}");
+  EXPECT_EQ(contents(out), "Content-Length: 11\r\n\r\n{\"x\":\"\xE8\xAE\xAD\"}");
+}
+
+// Runs a whole session in-process: the listed messages, then end of input.
+std::vector<json> session(const std::vector<json>& in, int* exitCode = nullptr) {
+  std::string bytes;
+  for (const auto& m : in) bytes += frame(m.dump());
+  std::FILE* out = std::tmpfile();
+  Transport t(input(bytes), out);
+  int code;
+  {
+    Server server(t);
+    code = server.run();
+  }
+  if (exitCode) *exitCode = code;
+  return messages(contents(out));
+}
+
+json req(int id, const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}};
+}
+
+const json* byId(const std::vector<json>& out, int id) {
+  for (const auto& m : out)
+    if (m.contains("id") && m["id"] == id) return &m;
+  return nullptr;
+}
+
+TEST(Dispatch, EveryRequestGetsExactlyOneReply) {
+  int code = -1;
+  auto out = session({req(1, "textDocument/codeLens"), req(2, "initialize", {{"capabilities", json::object()}}),
+                      req(3, "no/such/method"), req(4, "workspace/executeCommand", {{"command", "denpex.explain"}}),
+                      req(5, "shutdown", nullptr), req(6, "textDocument/codeLens")},
+                     &code);
+  for (int id = 1; id <= 6; ++id) {
+    int replies = 0;
+    for (const auto& m : out) replies += m.contains("id") && m["id"] == id;
+    EXPECT_EQ(replies, 1) << "id " << id;
+  }
+  EXPECT_EQ((*byId(out, 1))["error"]["code"], error::kServerNotInitialized);
+  EXPECT_TRUE((*byId(out, 2))["result"].contains("capabilities"));
+  EXPECT_EQ((*byId(out, 3))["error"]["code"], error::kMethodNotFound);
+  EXPECT_EQ((*byId(out, 4))["error"]["code"], error::kInvalidParams);
+  EXPECT_TRUE((*byId(out, 5))["result"].is_null());
+  EXPECT_EQ((*byId(out, 6))["error"]["code"], error::kInvalidRequest);
+  EXPECT_EQ(code, 0);  // input ended after shutdown
+}
+
+TEST(Dispatch, NotificationsBeforeInitializeAreDroppedAndIdsMustBeValid) {
+  auto out = session({{{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"}, {"params", json::object()}},
+                      {{"jsonrpc", "2.0"}, {"id", json::array()}, {"method", "initialize"}}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]["error"]["code"], error::kInvalidRequest);
+  EXPECT_TRUE(out[0]["id"].is_null());
+}
+
+TEST(Protocol, FileUrisRoundTrip) {
+  EXPECT_EQ(uriToPath("file:///home/me/my%20proj/train.py"), "/home/me/my proj/train.py");
+  EXPECT_EQ(pathToUri("/home/me/my proj/#1.py"), "file:///home/me/my%20proj/%231.py");
+  EXPECT_EQ(uriToPath(pathToUri("/tmp/\xE8\xAE\xAD.log")), "/tmp/\xE8\xAE\xAD.log");
+  EXPECT_EQ(uriToPath("file://localhost/x.log"), "/x.log");
+  EXPECT_EQ(uriToPath("untitled:Untitled-1"), "");
+  EXPECT_EQ(uriToPath("file://otherhost/x.log"), "");
+}
+
+TEST(Protocol, EvidenceRangesInBothEncodings) {
+  std::string text = "a\n\xF0\x9F\x94\xA5 Error: x\n";
+  core::LineIndex index(text);
+  core::Evidence e;
+  e.line = 1;
+  e.begin = 5;
+  e.end = 10;
+  json r16 = evidenceRange(index, e, core::PositionEncoding::kUtf16);
+  EXPECT_EQ(r16["start"]["character"], 3);
+  EXPECT_EQ(r16["end"]["character"], 8);
+  json r8 = evidenceRange(index, e, core::PositionEncoding::kUtf8);
+  EXPECT_EQ(r8["start"]["character"], 5);
+  e.begin = e.end = 0;  // no span: the whole line
+  EXPECT_EQ(evidenceRange(index, e, core::PositionEncoding::kUtf16)["end"]["character"], 11);
+}
+
+TEST(Protocol, FindingAsDiagnostic) {
+  core::RuleSet rules;
+  rules.add(core::builtinRuleSources());
+  core::Matcher matcher(rules);
+  std::string log = "[rank2]: RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB\n";
+  auto d = core::diagnoseText(rules, matcher, log, "x.log");
+  ASSERT_EQ(d.findings.size(), 1u);
+  core::LineIndex index(log);
+  ConvertOptions o;
+  o.documentUri = "file:///x.log";
+  o.version = 4;
+  json diag = toDiagnostic(d.findings[0], 0, index, o);
+  EXPECT_EQ(diag["code"], "cuda-out-of-memory");
+  EXPECT_EQ(diag["source"], "denpex");
+  EXPECT_EQ(diag["severity"], 1);
+  EXPECT_EQ(diag["range"]["start"]["character"], 23);
+  EXPECT_EQ(diag["data"]["rule"], "cuda-out-of-memory");
+  EXPECT_EQ(diag["data"]["version"], 4);
+  EXPECT_NE(diag["message"].get<std::string>().find("(rank 2)"), std::string::npos);
+}
+
+TEST(Protocol, PlansAsTextEdits) {
+  core::FixPlan plan;
+  plan.originalText = "x = 1\nopt = AdamW(\xF0\x9F\x94\xA5, p)\n";
+  size_t at = plan.originalText.find(", p)") + 3;
+  plan.edits.push_back({at, at, ", eps=1e-5"});
+  json edits = toTextEdits(plan, core::PositionEncoding::kUtf16);
+  ASSERT_EQ(edits.size(), 1u);
+  EXPECT_EQ(edits[0]["range"]["start"]["line"], 1);
+  EXPECT_EQ(edits[0]["range"]["start"]["character"], 17);  // the emoji counts 2
+  EXPECT_EQ(edits[0]["newText"], ", eps=1e-5");
+}
+
+TEST(Settings, MergeAndValidation) {
+  Settings s = Settings::merge({}, {{"rules", {"a", "b"}}, {"autoDiagnose", false}, {"unknown", 1}});
+  EXPECT_EQ(s.ruleDirs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(s.autoDiagnose);
+  EXPECT_THROW(Settings::merge({}, {{"autoDiagnose", "yes"}}), LspError);
+  EXPECT_THROW(Settings::merge({}, {{"rules", "a"}}), LspError);
+}
+
+}  // namespace
+}  // namespace denpex::lsp
