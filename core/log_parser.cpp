@@ -202,17 +202,19 @@ bool evalWordBefore(std::string_view lower, size_t keyPos) {
 MetricSample extractMetrics(std::string_view message) {
   MetricSample sample;
   if (message.size() > 4096) message = message.substr(0, 4096);
-  std::string lower(message);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  for (const Key& key : kKeys) {
-    size_t pos = 0;
-    while ((pos = lower.find(key.text, pos)) != std::string::npos) {
-      size_t after = pos + key.text.size();
-      size_t at = pos;
-      pos = after;
-      if (at > 0 && (isIdent(lower[at - 1]) || lower[at - 1] == '/' || lower[at - 1] == '-'))
-        continue;
+  thread_local std::string lower;
+  lower.assign(message);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  // One pass: at each word start that can begin a key, try the keys (longest first), read the
+  // value after the first one that fits, and record it unless that field was already set.
+  for (size_t at = 0; at < lower.size(); ++at) {
+    char first = lower[at];
+    if (first != 'l' && first != 't' && first != 'g' && first != 's' && first != 'i') continue;
+    if (at > 0 && (isIdent(lower[at - 1]) || lower[at - 1] == '/' || lower[at - 1] == '-')) continue;
+    for (const Key& key : kKeys) {
+      if (key.text[0] != first || lower.compare(at, key.text.size(), key.text) != 0) continue;
+      size_t after = at + key.text.size();
       if (after < lower.size() && (isIdent(lower[after]) || lower[after] == '/')) continue;
       if (key.field == Field::kLoss && evalWordBefore(lower, at)) continue;
       size_t i = after;
@@ -244,6 +246,7 @@ MetricSample extractMetrics(std::string_view message) {
           if (!sample.lossScale) sample.lossScale = value;
           break;
       }
+      at = i + used - 1;
       break;
     }
   }

@@ -127,6 +127,12 @@ CleanLine cleanLine(std::string_view raw) {
   CleanLine out;
   size_t end = raw.size();
   while (end > 0 && (raw[end - 1] == '\r' || raw[end - 1] == '\n')) --end;
+  bool noisy = false;
+  for (size_t i = 0; i < end && !noisy; ++i) noisy = raw[i] == '\x1b' || raw[i] == '\r' || raw[i] == '\b';
+  if (!noisy) {
+    out.text.assign(raw.substr(0, end));  // nothing to clean: the identity mapping
+    return out;
+  }
   // A progress bar redraws with '\r': what the terminal finally shows is the last segment that
   // has visible text.
   size_t segEnd = end;

@@ -58,14 +58,16 @@ class LineIndex {
 };
 
 // A line with ANSI escapes removed and carriage-return redraws collapsed to the last non-empty
-// segment. `origin[i]` is the byte offset in the raw line of clean byte i; `origin` has one
-// extra entry (the raw offset just past the last kept byte) so that end offsets map too.
+// segment. `origin[i]` is the byte offset in the raw line of clean byte i, with one extra entry
+// (the raw offset just past the last kept byte) so that end offsets map too. Most lines have no
+// terminal noise: then `origin` stays empty and offsets map to themselves.
 struct CleanLine {
   std::string text;
   std::vector<uint32_t> origin;
 
   uint32_t toRaw(size_t cleanOffset) const {
-    return origin.empty() ? 0 : origin[cleanOffset < origin.size() ? cleanOffset : origin.size() - 1];
+    if (origin.empty()) return static_cast<uint32_t>(std::min(cleanOffset, text.size()));
+    return origin[cleanOffset < origin.size() ? cleanOffset : origin.size() - 1];
   }
   // For the end of a span: just past the raw byte of the span's last clean byte, so that an
   // escape sequence after the span is not included.

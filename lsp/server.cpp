@@ -334,6 +334,12 @@ void Server::diagnoseJob(const std::string& uri) {
       spdlog::debug("{}: newer text queued; continuing from it", uri);
       return;  // what was fed stays valid for an append; the queued job goes on from here
     }
+    if (!jobs_.empty() && d->fedSize < text->size()) {
+      // Other documents wait: let them go first, one chunk each, and come back to this one.
+      jobs_.push_back(uri);
+      jobCv_.notify_one();
+      return;
+    }
   }
   d->fedText = text;
   d->fedSize = text->size();
