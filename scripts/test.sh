@@ -5,5 +5,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DDENPEX_WERROR=ON
 npm ci --no-audit --no-fund --loglevel=error
+node scripts/package-vsix.mjs --skip-server-build   # the .vsix the end-to-end test installs
 cd build
 ctest -j2 --output-on-failure

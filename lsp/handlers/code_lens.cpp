@@ -19,7 +19,7 @@ void registerCodeLens(Server& server) {
       std::string title = "denpex: " + core::verdict(f);
       if (!f.ranks.empty()) title += " (rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + core::ranksText(f.ranks) + ")";
       lenses.push_back({{"range", {{"start", toJson({line, 0})}, {"end", toJson({line, 0})}}},
-                        {"command", {{"title", title}, {"command", "denpex.explain"}, {"arguments", {f.rule->id}}}}});
+                        {"command", {{"title", title}, {"command", "denpex.explainRule"}, {"arguments", {f.rule->id}}}}});
     }
     return lenses;
   });

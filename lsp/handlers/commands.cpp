@@ -1,5 +1,5 @@
-// workspace/executeCommand: denpex.diagnose (text from anywhere, or a document range) and
-// denpex.explain (a rule's entry).
+// workspace/executeCommand: denpex.diagnose (text from anywhere, or a document range),
+// denpex.explain (a rule's entry) and denpex.rules (the loaded rules).
 #include <filesystem>
 
 #include "cli/disk_sources.h"
@@ -71,7 +71,15 @@ void registerCommands(Server& server) {
       if (args.empty()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text} or {uri, range}");
       return diagnose(server, args[0]);
     }
-    if (command == "denpex.explain") {
+    if (command == "denpex.rules") {
+      json out = json::array();
+      for (const auto& r : server.rules()->rules.rules())
+        out.push_back({{"id", r->id}, {"title", r->title}, {"category", r->category}});
+      return out;
+    }
+    // denpex.explainRule is what code lenses carry (the VS Code extension shows the entry);
+    // other clients send it here and get the Markdown back.
+    if (command == "denpex.explain" || command == "denpex.explainRule") {
       if (args.empty() || !args[0].is_string()) throw LspError(error::kInvalidParams, "denpex.explain takes a rule id");
       auto bundle = server.rules();
       const core::Rule* rule = bundle->rules.find(args[0].get<std::string>());

@@ -12,7 +12,7 @@ void registerLifecycle(Server& server) {
         {"textDocumentSync", {{"openClose", true}, {"change", 2}}},  // incremental
         {"hoverProvider", true},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
-        {"executeCommandProvider", {{"commands", {"denpex.diagnose", "denpex.explain"}}}},
+        {"executeCommandProvider", {{"commands", {"denpex.diagnose", "denpex.explain", "denpex.rules"}}}},
         {"documentLinkProvider", {{"resolveProvider", false}}},
         {"codeLensProvider", {{"resolveProvider", false}}},
     };

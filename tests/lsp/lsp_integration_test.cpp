@@ -262,6 +262,12 @@ TEST_F(Workspace, DocumentLinksAndCodeLens) {
   ASSERT_EQ(lenses.size(), 1u);
   EXPECT_EQ(lenses[0]["command"]["title"], "denpex: AdamW epsilon underflow in FP16");
   EXPECT_EQ(lenses[0]["range"]["start"]["line"], 5);  // the first evidence line (eps: 1e-08)
+  EXPECT_EQ(lenses[0]["command"]["command"], "denpex.explainRule");
+  json lensRun = c.call("workspace/executeCommand", lenses[0]["command"]);
+  EXPECT_NE(lensRun["result"].get<std::string>().find("## Root cause"), std::string::npos);
+  json rules = c.call("workspace/executeCommand", {{"command", "denpex.rules"}})["result"];
+  EXPECT_GE(rules.size(), 6u);
+  EXPECT_TRUE(rules[0].contains("id") && rules[0].contains("title") && rules[0].contains("category"));
 }
 
 // Emoji and CJK before the match: columns differ by encoding.

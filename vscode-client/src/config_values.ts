@@ -1,0 +1,39 @@
+// Typed settings, parsed and validated without the vscode module (unit-tested).
+export interface DenpexConfig {
+  serverPath: string; // empty: the binary inside the extension
+  rules: string[];
+  autoDiagnose: boolean;
+}
+
+export type ConfigReader = (key: string) => unknown;
+
+export function parseConfig(get: ConfigReader): { config: DenpexConfig; problems: string[] } {
+  const problems: string[] = [];
+  const str = (key: string, fallback: string): string => {
+    const v = get(key);
+    if (v === undefined || v === null) return fallback;
+    if (typeof v !== 'string') { problems.push(`denpex.${key} must be a string`); return fallback; }
+    return v;
+  };
+  const rulesValue = get('rules');
+  let rules: string[] = [];
+  if (Array.isArray(rulesValue) && rulesValue.every((r) => typeof r === 'string')) rules = rulesValue as string[];
+  else if (rulesValue !== undefined && rulesValue !== null) problems.push('denpex.rules must be a list of folders');
+  const auto = get('autoDiagnose');
+  if (auto !== undefined && typeof auto !== 'boolean') problems.push('denpex.autoDiagnose must be true or false');
+  return {
+    config: { serverPath: str('server.path', '').trim(), rules, autoDiagnose: typeof auto === 'boolean' ? auto : true },
+    problems,
+  };
+}
+
+/** What the server reads as initializationOptions / didChangeConfiguration settings. */
+export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean } {
+  return { rules: config.rules, autoDiagnose: config.autoDiagnose };
+}
+
+/** The bundled binary for this platform, inside the extension folder. */
+export function bundledServerPath(extensionPath: string, platform: string): string {
+  const exe = platform === 'win32' ? 'denpex.exe' : 'denpex';
+  return `${extensionPath}/server/${exe}`;
+}

@@ -1,0 +1,106 @@
+// The extension's state: the language client, the output channel, the status bar item, the
+// reports of the last diagnoses, and every disposable. Features receive it in activate(ctx).
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
+import { readConfig } from './config';
+import { bundledServerPath, serverSettings } from './config_values';
+import { checkReport, Commands, DiagnoseArgs, Report } from './protocol';
+
+export class DenpexContext implements vscode.Disposable {
+  readonly output: vscode.OutputChannel;
+  readonly status: vscode.StatusBarItem;
+  readonly reports = new Map<string, Report>(); // document uri -> the last report made for it
+  private client: LanguageClient | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel('denpex');
+    this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
+    this.status.command = 'denpex.restartServer';
+    this.setStatus('starting');
+    this.status.show();
+    this.subscribe(this.output, this.status);
+  }
+
+  subscribe(...items: vscode.Disposable[]): void { this.disposables.push(...items); }
+
+  private setStatus(state: 'starting' | 'running' | 'stopped' | 'failed'): void {
+    const icon = { starting: '$(sync~spin)', running: '$(pulse)', stopped: '$(circle-slash)', failed: '$(error)' }[state];
+    this.status.text = `${icon} denpex`;
+    this.status.tooltip = `denpex language server: ${state}. Click to restart.`;
+  }
+
+  serverPath(): string {
+    const { config } = readConfig();
+    return config.serverPath || bundledServerPath(this.extension.extensionPath, process.platform);
+  }
+
+  async start(): Promise<void> {
+    const { config, problems } = readConfig();
+    for (const p of problems) void vscode.window.showWarningMessage(p);
+    const command = this.serverPath();
+    if (!fs.existsSync(command)) {
+      this.setStatus('failed');
+      void vscode.window.showErrorMessage(`denpex: no server binary at ${command}. Set "denpex.server.path" to a built denpex.`);
+      return;
+    }
+    const trace = vscode.window.createOutputChannel('denpex (trace)');
+    this.subscribe(trace);
+    this.client = new LanguageClient(
+      'denpex',
+      'denpex',
+      { command, args: ['lsp', '--stdio'] },
+      {
+        // Every file and unsaved document is synced: fixes are computed from open buffers, and
+        // any selection can be diagnosed. The server diagnoses only logs on its own.
+        documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+        outputChannel: this.output,
+        traceOutputChannel: trace,
+        initializationOptions: serverSettings(config),
+        synchronize: { configurationSection: 'denpex' },
+      },
+    );
+    this.client.onDidChangeState((e) => {
+      this.setStatus(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+    });
+    try {
+      await this.client.start();
+    } catch (err) {
+      this.setStatus('failed');
+      void vscode.window.showErrorMessage(`denpex: the language server did not start: ${String(err)}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.stop();
+    this.setStatus('stopped');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  private requireClient(): LanguageClient {
+    if (!this.client || !this.client.isRunning()) throw new Error('denpex: the language server is not running (see the "denpex" output)');
+    return this.client;
+  }
+
+  async execute<T>(command: string, args: unknown[]): Promise<T> {
+    return (await this.requireClient().sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  }
+
+  async diagnose(args: DiagnoseArgs): Promise<Report> {
+    const report = checkReport(await this.execute<unknown>(Commands.diagnose, [args]));
+    if ('uri' in args) this.reports.set(args.uri, report);
+    return report;
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
