@@ -98,6 +98,16 @@ class LspClient {
     return stderr_;
   }
 
+  // Waits until the server's stderr contains `text` (it is read by another thread).
+  bool stderrContains(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (stderrText().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
  // Waits for any message that satisfies `match`.
   std::optional<json> waitFor(const std::function<bool(const json&)>& match, std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);

@@ -116,8 +116,8 @@ TEST(LspRobustness, MalformedMessagesAndBadParamsDoNotStopTheServer) {
   c.notify("textDocument/didChange", {{"textDocument", {{"uri", "file:///never-opened.log"}}}, {"contentChanges", json::array()}});
   json ok = c.call("workspace/executeCommand", {{"command", "denpex.explain"}, {"arguments", {"gradient-explosion"}}});
   EXPECT_NE(ok["result"].get<std::string>().find("# Gradient explosion"), std::string::npos);
-  EXPECT_NE(c.stderrText().find("malformed message skipped"), std::string::npos) << c.stderrText();
-  EXPECT_NE(c.stderrText().find("not open"), std::string::npos) << c.stderrText();
+  EXPECT_TRUE(c.stderrContains("malformed message skipped")) << c.stderrText();
+  EXPECT_TRUE(c.stderrContains("not open")) << c.stderrText();
 }
 
 TEST(LspRobustness, CancelledRequestsGetRequestCancelled) {
@@ -317,7 +317,7 @@ TEST_F(Workspace, AGrowingLogIsDiagnosedFromWhereItLeftOff) {
   json second = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["version"] == 2; });
   ASSERT_EQ(second["diagnostics"].size(), 1u);
   EXPECT_EQ(second["diagnostics"][0]["code"], "adamw-eps-fp16-underflow");
-  EXPECT_NE(c.stderrText().find("bytes scanned (appended)"), std::string::npos) << c.stderrText();
+  EXPECT_TRUE(c.stderrContains("bytes scanned (appended)")) << c.stderrText();
   // Closing clears the document's diagnostics.
   c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
   json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["diagnostics"].empty(); });
