@@ -239,6 +239,22 @@ try {
     await shot('5-last-command');
   });
 
+  await step('a training log is diagnosed as soon as it opens', async () => {
+    await openFile('train.log');
+    await command('View: Focus Problems');
+    await waitFor(async () => /train\.log\s*1/.test(await page.locator('.markers-panel').innerText()), 'train.log in the Problems panel', 30000);
+  });
+
+  await step('Explain Rule shows a rule entry', async () => {
+    await command('Denpex: Explain Rule');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('gradient-explosion');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gradient explosion' }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'Preview' }).first().waitFor({ timeout: 20000 });
+  });
+
   await step('the report panel opens', async () => {
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await command('Denpex: Show Report');
