@@ -2,6 +2,8 @@
 // ordered findings at the end (see diagnoser.h).
 #include "core/diagnoser.h"
 
+#include "core/incident_builder.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -77,6 +79,7 @@ struct RankState {
 
 struct ExceptionGroup {
   Traceback first;
+  std::map<int, Evidence> rankFirst;  // each rank's first occurrence
   int count = 0;
   std::set<int> ranks;
   std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> ranges;  // (source, first, last)
@@ -268,6 +271,8 @@ struct Diagnoser::State {
   const Matcher& matcher;
   Options options;
   std::vector<std::string> sources;
+  std::vector<int> sourceRanks;  // default rank per input, -1 for none
+  LauncherTracker launcher;
   uint32_t source = 0;
   uint64_t lineNo = 0;
   uint64_t totalLines = 0;
@@ -296,6 +301,20 @@ struct Diagnoser::State {
     return st;
   }
 
+  static Evidence exceptionEvidence(const Traceback& tb) {
+    const ExceptionRecord& fin = tb.final();
+    Evidence e;
+    e.source = tb.source;
+    e.line = fin.line;
+    e.begin = fin.begin;
+    e.end = fin.end;
+    e.signal = "exception";
+    e.text = (fin.type + (fin.message.empty() ? "" : ": " + fin.message)).substr(0, kEvidenceTextMax);
+    e.rank = tb.rank;
+    e.timestamp = tb.timestamp;
+    return e;
+  }
+
   void onTraceback(Traceback&& tb) {
     const ExceptionRecord& fin = tb.final();
     std::string key = fin.type + ": " + maskMessage(fin.message);
@@ -314,6 +333,7 @@ struct Diagnoser::State {
     ExceptionGroup& g = groups[it->second];
     ++g.count;
     if (tb.rank >= 0) g.ranks.insert(tb.rank);
+    if (tb.rank >= 0 && !g.rankFirst.count(tb.rank)) g.rankFirst[tb.rank] = exceptionEvidence(tb);
     if (g.ranges.size() < 64) g.ranges.emplace_back(tb.source, tb.firstLine, tb.lastLine);
   }
 
@@ -356,6 +376,8 @@ struct Diagnoser::State {
   void processLine(std::string_view raw) {
     ParsedLine line = parseLine(raw, source, lineNo++);
     ++totalLines;
+    if (line.rank < 0 && source < sourceRanks.size()) line.rank = sourceRanks[source];
+    launcher.add(line);
     RankState& st = rank(line.rank);
     if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
     tracker.add(line, finished);
@@ -481,10 +503,15 @@ struct Diagnoser::State {
         return before(a.evidence.front(), b.evidence.front());
       });
       std::vector<int> allRanks;
-      for (const auto& f : perRank) allRanks.push_back(f.ranks.front());
+      std::map<int, Evidence> anchors;
+      for (const auto& f : perRank) {
+        allRanks.push_back(f.ranks.front());
+        anchors[f.ranks.front()] = f.evidence.front();
+      }
       std::sort(allRanks.begin(), allRanks.end());
       Finding merged = std::move(*first);
       merged.ranks = std::move(allRanks);
+      merged.rankEvidence = std::move(anchors);
       merged.count = static_cast<int>(perRank.size());
       out.findings.push_back(std::move(merged));
     }
@@ -526,16 +553,8 @@ struct Diagnoser::State {
         f.messageTemplate = fin.type + ": " + g.templ;
         f.count = g.count;
         f.ranks.assign(g.ranks.begin(), g.ranks.end());
-        Evidence e;
-        e.source = tb.source;
-        e.line = fin.line;
-        e.begin = fin.begin;
-        e.end = fin.end;
-        e.signal = "exception";
-        e.text = (fin.type + (fin.message.empty() ? "" : ": " + fin.message)).substr(0, kEvidenceTextMax);
-        e.rank = tb.rank;
-        e.timestamp = tb.timestamp;
-        f.evidence.push_back(e);
+        f.evidence.push_back(exceptionEvidence(tb));
+        f.rankEvidence = g.rankFirst;
         if (const Frame* uf = tb.userFrame()) {
           f.userFrame = *uf;
           Evidence fe;
@@ -551,10 +570,15 @@ struct Diagnoser::State {
       }
     }
 
+    std::set<int> ranksSeen;
+    for (const auto& [r, st] : ranks)
+      if (r >= 0) ranksSeen.insert(r);
+    out.incident = buildIncident(out.findings, launcher, ranksSeen);
+
     std::stable_sort(out.findings.begin(), out.findings.end(), [](const Finding& a, const Finding& b) {
       auto rank = [](const Finding& f) {
         int fallback = f.rule->fallback ? 1 : 0;  // unexplained exceptions after explained ones
-        return std::make_tuple(static_cast<int>(f.rule->role), fallback, -f.rule->priority);
+        return std::make_tuple(f.initiating ? 0 : 1, static_cast<int>(f.role()), fallback, -f.rule->priority);
       };
       auto ka = rank(a), kb = rank(b);
       if (ka != kb) return ka < kb;
@@ -569,12 +593,14 @@ Diagnoser::Diagnoser(const RuleSet& rules, const Matcher& matcher, Options optio
 
 Diagnoser::~Diagnoser() = default;
 
-void Diagnoser::beginSource(std::string name) {
+void Diagnoser::beginSource(std::string name, int defaultRank) {
   if (!state_->pending.empty()) {
     state_->processLine(state_->pending);
     state_->pending.clear();
   }
   state_->sources.push_back(std::move(name));
+  state_->sourceRanks.resize(state_->sources.size() - 1, -1);
+  state_->sourceRanks.push_back(defaultRank);
   state_->source = static_cast<uint32_t>(state_->sources.size() - 1);
   state_->lineNo = 0;
 }

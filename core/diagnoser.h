@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/incident.h"
 #include "core/log_parser.h"
 #include "core/matcher.h"
 #include "core/rule.h"
@@ -44,12 +45,19 @@ struct Finding {
   std::string messageTemplate;  // fallback findings: the message with variable parts masked
   int count = 1;                // how many times the same failure was seen
   double confidence = 1.0;      // share of the rule's evidence signals that were seen
+  std::map<int, Evidence> rankEvidence;  // each rank's first line of this failure
+  bool initiating = false;               // the incident's initiating failure
+  std::string collateralReason;          // set when the incident finds it only follows another rank
+
+  // The rule's role, unless the incident showed this finding to be collateral.
+  Role role() const { return collateralReason.empty() ? rule->role : Role::kCollateral; }
 };
 
 struct Diagnosis {
   std::vector<std::string> sources;  // names of the inputs, indexed by Evidence::source
-  std::vector<Finding> findings;     // root causes first, then symptoms, then collateral
+  std::vector<Finding> findings;     // the initiating failure first, then root causes, symptoms, collateral
   uint64_t lines = 0;
+  Incident incident;                 // across ranks; empty for a single-process log
 };
 
 // Replaces the variable parts of a message (numbers, hex addresses, quoted paths) with
@@ -67,8 +75,9 @@ class Diagnoser {
   Diagnoser(const RuleSet& rules, const Matcher& matcher) : Diagnoser(rules, matcher, Options{}) {}
   ~Diagnoser();
 
-  // Starts a new input; line numbers restart at 0.
-  void beginSource(std::string name);
+  // Starts a new input; line numbers restart at 0. Lines of this input that carry no rank of
+  // their own get `defaultRank` (a per-rank log file), unless it is -1.
+  void beginSource(std::string name, int defaultRank = -1);
   // Feeds bytes; lines may be split across calls.
   void addText(std::string_view chunk);
   // Feeds one complete line (without its '\n').

@@ -111,6 +111,47 @@ std::string_view trimRight(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// pdsh and the DeepSpeed launcher prefix each line with the host: "worker-3: ", "gpu-node07: ".
+// A host here is lower case with a digit, so exception names ("RuntimeError: ") never match.
+size_t parseHostPrefix(std::string_view s, std::string& host) {
+  size_t i = 0;
+  bool digit = false;
+  while (i < s.size() && i < 64) {
+    char c = s[i];
+    if (c == ':') break;
+    if (!(std::islower(static_cast<unsigned char>(c)) || isDigit(c) || c == '-' || c == '.' || c == '_')) return 0;
+    digit |= isDigit(c);
+    ++i;
+  }
+  if (i == 0 || !digit || i + 1 >= s.size() || s[i] != ':' || s[i + 1] != ' ') return 0;
+  if (!std::islower(static_cast<unsigned char>(s[0]))) return 0;
+  host = std::string(s.substr(0, i));
+  return i + 1;
+}
+
+// A rank named by the message itself: "[Rank 3]" (DeepSpeed's log_dist, NCCL's watchdog),
+// "[rank3]", or "Rank 3:" / "rank 3:" at the start.
+int rankFromText(std::string_view m) {
+  long long n = 0;
+  for (std::string_view tag : {std::string_view("[Rank "), std::string_view("[rank "), std::string_view("[Rank"),
+                               std::string_view("[rank")}) {
+    size_t at = m.find(tag);
+    if (at == std::string_view::npos) continue;
+    size_t d = readInt(m, at + tag.size(), n);
+    if (d > 0 && at + tag.size() + d < m.size() && m[at + tag.size() + d] == ']') return static_cast<int>(n);
+  }
+  for (std::string_view tag : {std::string_view("Rank "), std::string_view("rank ")}) {
+    if (m.substr(0, tag.size()) != tag) continue;
+    size_t d = readInt(m, tag.size(), n);
+    if (d > 0 && tag.size() + d < m.size() && m[tag.size() + d] == ':') return static_cast<int>(n);
+  }
+  return -1;
+}
+
+}  // namespace
+
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   ParsedLine out;
   out.source = source;
@@ -118,6 +159,8 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   out.clean = cleanLine(raw);
   int rank = -1;
   size_t p = parsePrefix(out.clean.text, rank);
+  if (p == 0) p = parseHostPrefix(out.clean.text, out.host);
+  if (rank < 0) rank = rankFromText(std::string_view(out.clean.text).substr(p));
   out.rank = rank;
   std::string_view rest = std::string_view(out.clean.text).substr(p);
   // torchrun and srun leave one space between the prefix and the message.

@@ -118,16 +118,38 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
   Style st{options.color};
   const Diagnosis& d = in.diagnosis;
   std::string out;
+  if (!d.incident.empty()) {
+    const Incident& inc = d.incident;
+    out += st.bold("Incident") + ": ";
+    out += inc.initiatingRank ? "rank " + std::to_string(*inc.initiatingRank) + " failed first (" + inc.initiatingReason + ")\n"
+                              : "no initiating rank found\n";
+    out += "  " + st.dim("RANK  HOST            ROLE         TIME                        FIRST FAILURE") + "\n";
+    for (const auto& rr : inc.ranks) {
+      char row[160];
+      std::snprintf(row, sizeof row, "  %-5d %-15.15s %-12s %-27.27s ", rr.rank, rr.host.empty() ? "-" : rr.host.c_str(),
+                    rr.role.c_str(), rr.time.empty() ? "-" : rr.time.c_str());
+      std::string line = row + (rr.title.empty() ? std::string("-") : rr.title);
+      if (rr.role == "collateral") line += st.dim("  <- " + rr.reason);
+      out += (rr.role == "initiator" ? st.bold(line) : line) + "\n";
+    }
+    if (inc.launcherRootCause) {
+      out += "  torchrun's \"Root Cause (first observed failure)\": rank " + std::to_string(*inc.launcherRootCause) +
+             (inc.launcherNote.empty() ? " (agrees)" : "") + "\n";
+      if (!inc.launcherNote.empty()) out += "  " + st.yellow("note") + ": " + inc.launcherNote + "\n";
+    }
+    out += "\n";
+  }
   size_t roots = 0;
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];
     const Rule& r = *f.rule;
-    if (r.role == Role::kRoot && !r.fallback) ++roots;
+    if (f.role() == Role::kRoot && !r.fallback) ++roots;
     const Evidence& anchor = f.evidence.front();
     if (i > 0) out += "\n";
     out += st.bold(sourceName(d, anchor.source) + ":" + std::to_string(anchor.line + 1) + ":") + " " +
            severityWord(f, st) + st.bold("[" + r.id + "] " + verdict(f)) + "\n";
-    std::string meta = "role: " + std::string(toString(r.role));
+    std::string meta = "role: " + std::string(f.initiating ? "root (initiating failure)" : toString(f.role()));
+    if (!f.collateralReason.empty()) meta += " (" + f.collateralReason + ")";
     if (!f.ranks.empty()) meta += " | rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + ranksText(f.ranks);
     if (f.step) meta += " | step " + std::to_string(*f.step);
     if (f.count > 1) meta += " | seen " + std::to_string(f.count) + " times";
@@ -251,9 +273,25 @@ std::string explainMarkdown(const Rule& r) {
   return trimEnd(out) + "\n";
 }
 
+std::string rankTableMarkdown(const Incident& inc) {
+  if (inc.empty()) return "";
+  std::string out = inc.initiatingRank ? "**Rank " + std::to_string(*inc.initiatingRank) + " failed first** (" + inc.initiatingReason + ")\n\n"
+                                       : "**No initiating rank found**\n\n";
+  out += "| rank | host | role | time | first failure |\n| --- | --- | --- | --- | --- |\n";
+  for (const auto& rr : inc.ranks) {
+    std::string failure = rr.title.empty() ? "-" : rr.title;
+    if (rr.role == "collateral" || rr.role == "independent") failure += " (" + rr.reason + ")";
+    std::replace(failure.begin(), failure.end(), '|', '/');
+    out += "| " + std::to_string(rr.rank) + " | " + (rr.host.empty() ? "-" : rr.host) + " | " + rr.role + " | " +
+           (rr.time.empty() ? "-" : rr.time) + " | " + failure + " |\n";
+  }
+  if (!inc.launcherNote.empty()) out += "\n" + inc.launcherNote + "\n";
+  return out;
+}
+
 std::string hoverMarkdown(const Finding& f) {
   const Rule& r = *f.rule;
-  std::string out = "### " + verdict(f) + "\n\n`" + r.id + "` · " + toString(r.role);
+  std::string out = "### " + verdict(f) + "\n\n`" + r.id + "` · " + (f.initiating ? "initiating failure" : toString(f.role()));
   if (!f.ranks.empty()) out += " · rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + ranksText(f.ranks);
   if (f.step) out += " · step " + std::to_string(*f.step);
   out += "\n\n";
@@ -288,6 +326,7 @@ std::string hoverMarkdown(const Finding& f) {
 std::string renderMarkdown(const ReportInput& in) {
   const Diagnosis& d = in.diagnosis;
   std::string out = "# denpex diagnosis\n\n";
+  if (!d.incident.empty()) out += "## Ranks\n\n" + rankTableMarkdown(d.incident) + "\n";
   if (d.findings.empty()) return out + "No known failure found in " + std::to_string(d.lines) + " lines.\n";
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];
@@ -374,7 +413,9 @@ std::string renderJson(const ReportInput& in) {
         {"severity", toString(r.severity)},
         {"category", r.category},
         {"tags", r.tags},
-        {"role", toString(r.role)},
+        {"role", toString(f.role())},
+        {"initiating", f.initiating},
+        {"collateral_reason", optionalString(f.collateralReason)},
         {"confidence", std::round(f.confidence * 100) / 100},
         {"ranks", f.ranks},
         {"count", f.count},
@@ -402,10 +443,32 @@ std::string renderJson(const ReportInput& in) {
     };
     findings.push_back(item);
   }
+  json incident = nullptr;
+  if (!d.incident.empty()) {
+    json ranks = json::array();
+    for (const auto& rr : d.incident.ranks) {
+      ranks.push_back({{"rank", rr.rank},
+                       {"host", optionalString(rr.host)},
+                       {"role", rr.role},
+                       {"reason", rr.reason},
+                       {"rule", optionalString(rr.failure)},
+                       {"failure", optionalString(rr.title)},
+                       {"time", optionalString(rr.time)},
+                       {"exit_code", rr.exitCode ? json(*rr.exitCode) : json(nullptr)},
+                       {"source", rr.hasEvidence ? json(sourceName(d, rr.source)) : json(nullptr)},
+                       {"line", rr.hasEvidence ? json(rr.line + 1) : json(nullptr)}});
+    }
+    incident = {{"initiating_rank", d.incident.initiatingRank ? json(*d.incident.initiatingRank) : json(nullptr)},
+                {"reason", d.incident.initiatingReason},
+                {"ranks", ranks},
+                {"launcher_root_cause_rank", d.incident.launcherRootCause ? json(*d.incident.launcherRootCause) : json(nullptr)},
+                {"launcher_note", optionalString(d.incident.launcherNote)}};
+  }
   json out = {{"version", kJsonSchemaVersion},
               {"tool", {{"name", "denpex"}, {"version", kVersion}}},
               {"sources", d.sources},
               {"lines", d.lines},
+              {"incident", incident},
               {"findings", findings}};
   return out.dump(2) + "\n";
 }

@@ -20,6 +20,9 @@ std::string verdict(const Finding& finding);
 // The rank list in short form: "0-3, 5".
 std::string ranksText(const std::vector<int>& ranks);
 
+// The incident's rank table as Markdown (hovers, reports); empty for a single-process log.
+std::string rankTableMarkdown(const Incident& incident);
+
 // Where each rule's documentation page lives (docs/rules/<category>/<id>.md on the web).
 std::string ruleUrl(const Rule& rule);
 

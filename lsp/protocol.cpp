@@ -108,7 +108,7 @@ std::optional<std::string> frameUri(const std::string& file, const std::vector<s
 json toDiagnostic(const core::Finding& f, size_t index, const core::LineIndex& lines, const ConvertOptions& o) {
   const core::Rule& r = *f.rule;
   const core::Evidence& anchor = f.evidence.front();
-  int severity = r.role == core::Role::kCollateral ? 3
+  int severity = f.role() == core::Role::kCollateral ? 3
                  : r.severity == core::Severity::kError ? 1
                  : r.severity == core::Severity::kWarning ? 2
                                                           : 3;
@@ -116,6 +116,12 @@ json toDiagnostic(const core::Finding& f, size_t index, const core::LineIndex& l
   if (!f.observed.empty()) message += ": " + f.observed.back();
   if (!f.ranks.empty()) message += " (rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + core::ranksText(f.ranks) + ")";
   json related = json::array();
+  // The same failure on the other ranks.
+  for (const auto& [rank, e] : f.rankEvidence) {
+    if (e.source != anchor.source || e.line == anchor.line || e.source != 0) continue;
+    related.push_back({{"location", {{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}}},
+                       {"message", "rank " + std::to_string(rank) + ": " + e.text}});
+  }
   for (size_t k = 1; k < f.evidence.size(); ++k) {
     const core::Evidence& e = f.evidence[k];
     related.push_back({{"location", {{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}}},

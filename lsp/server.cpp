@@ -251,11 +251,30 @@ void Server::publish(const std::string& uri) {
     core::LineIndex index(text);
     ConvertOptions o = convertOptions(*doc);
     o.version = version;
+    // Link the initiating failure and the collateral ones both ways.
+    const core::Finding* initiating = nullptr;
+    for (const auto& f : d.findings)
+      if (f.initiating) initiating = &f;
+    auto link = [&](json& diag, const core::Finding& to, const std::string& message) {
+      if (to.evidence.front().source != 0) return;
+      if (!diag.contains("relatedInformation")) diag["relatedInformation"] = json::array();
+      diag["relatedInformation"].push_back({{"location", {{"uri", uri}, {"range", evidenceRange(index, to.evidence.front(), o.encoding)}}},
+                                            {"message", message}});
+    };
     for (size_t i = 0; i < d.findings.size(); ++i) {
       const auto& f = d.findings[i];
       if (!seen.insert({f.rule->id, f.evidence.front().line}).second) continue;
       json diag = toDiagnostic(f, i, index, o);
       diag["data"]["set"] = set;
+      if (initiating && &f != initiating && f.role() == core::Role::kCollateral) {
+        link(diag, *initiating, "initiating failure: " + core::verdict(*initiating));
+        diag["message"] = diag["message"].get<std::string>() + " [collateral: " +
+                          (f.collateralReason.empty() ? "follows from the initiating failure" : f.collateralReason) + "]";
+      }
+      if (initiating && &f == initiating) {
+        for (const auto& g : d.findings)
+          if (&g != initiating && g.role() == core::Role::kCollateral) link(diag, g, "collateral: " + core::verdict(g));
+      }
       diagnostics.push_back(std::move(diag));
     }
   };

@@ -16,6 +16,8 @@ void registerHover(Server& server) {
     for (const auto& ref : refs) {
       if (!markdown.empty()) markdown += "\n---\n\n";
       markdown += core::hoverMarkdown(*ref.finding);
+      if (!ref.owner->incident.empty() && (ref.finding->initiating || ref.finding->role() == core::Role::kCollateral))
+        markdown += "\n**Ranks**\n\n" + core::rankTableMarkdown(ref.owner->incident);
     }
     core::LineIndex index(*doc->text);
     size_t lineLength = index.lineText(pos.line).size();
