@@ -40,5 +40,6 @@ bool isTerminal(int fd);
 int runDiagnose(const std::vector<std::string>& args);
 int runExplain(const std::vector<std::string>& args);
 int runRules(const std::vector<std::string>& args);
+int runRun(const std::vector<std::string>& args);
 
 }  // namespace denpex::cli

@@ -23,7 +23,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: denpex diagnose [options] [PATH ...]
 
-Diagnoses training logs. With no PATH, or with '-', reads standard input.
+Diagnoses training logs. With no PATH, or with '-', reads standard input. A PATH that is a
+folder is read as per-rank logs (torchrun --log_dir, one file per rank or host).
 
 options:
   --format FORMAT   text (default), json, markdown or sarif
@@ -122,7 +123,19 @@ int runDiagnose(const std::vector<std::string>& args) {
     }
     auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) return usageError(path + ": no such file");
-    if (fs::is_directory(status)) return usageError(path + ": is a directory (give the log files in it)");
+    if (fs::is_directory(status)) {
+      // A folder of per-rank logs (torchrun --log_dir, one file per rank or host).
+      auto inputs = logsInFolder(path);
+      if (inputs.empty()) return usageError(path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");
+      for (const auto& input : inputs) {
+        std::string error;
+        auto text = readLogInput(input, error);
+        if (!text) return usageError(error);
+        diagnoser.beginSource(input.name, input.rank);
+        diagnoser.addText(*text);
+      }
+      continue;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) return usageError(path + ": cannot be read (permission denied?)");
     diagnoser.beginSource(path);

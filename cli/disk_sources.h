@@ -18,6 +18,23 @@ std::optional<std::string> readFile(const std::filesystem::path& path, std::stri
 // Reads every *.yaml / *.yml file below `dir`, sorted by path. Unreadable entries become errors.
 std::vector<core::RuleSource> readRuleDir(const std::filesystem::path& dir, std::vector<core::RuleError>& errors);
 
+// One log of a run: a file, the name to show, and the rank it belongs to (-1: the lines say).
+struct LogInput {
+  std::filesystem::path path;
+  std::string name;
+  int rank = -1;
+  bool errorFile = false;  // torchelastic's error.json: its traceback, not log lines
+};
+
+// The logs in a folder of per-rank logs: torchrun's --log_dir layout
+// (<run>/attempt_N/<rank>/stdout.log, stderr.log, error.json), DeepSpeed's or a launcher's one
+// file per rank ("rank3.log", "worker-3.log", "node_3.out") or per host. Sorted by path. The
+// rank comes from the nearest all-digit folder, else from the file name.
+std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
+
+// The text to diagnose for an input: the file, or for error.json its recorded traceback.
+std::optional<std::string> readLogInput(const LogInput& input, std::string& error);
+
 // Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
 // to the root, then by their trailing components below the root (a log recorded on another
 // machine names the same train.py under another prefix).

@@ -15,6 +15,7 @@ usage: denpex <command> [options]
 
 commands:
   diagnose [PATH...]     diagnose log files or standard input ('-')
+  run -- CMD...          run a training command, keep its log, diagnose it if it fails
   explain RULE           print a rule's full entry as Markdown
   rules list|lint|test   list, check or test rules
   lsp                    run the language server on stdin/stdout (LSP 3.17)
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "explain") return denpex::cli::runExplain(rest);
     if (command == "rules") return denpex::cli::runRules(rest);
     if (command == "lsp") return denpex::lsp::runLanguageServer(rest);
+    if (command == "run") return denpex::cli::runRun(rest);
     if (command == "version" || command == "--version") {
       std::cout << "denpex " << denpex::core::kVersion << "\n";
       return 0;

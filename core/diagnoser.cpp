@@ -417,11 +417,13 @@ struct Diagnoser::State {
                              : shared                ? &shared->metrics
                                                      : nullptr;
     std::vector<SignalValue> values(rule.signals.size());
+    bool own_ = false;  // some positive signal came from this rank's own lines
     for (size_t s = 0; s < rule.signals.size(); ++s) {
       const Signal& sig = rule.signals[s];
       SignalValue& v = values[s];
       if (!sig.metric.empty()) {
         if (metrics) v = evalMetric(sig, *metrics);
+        if (v.value && own && metrics == &own->metrics) own_ = true;
         continue;
       }
       const SignalHit* hit = nullptr;
@@ -430,11 +432,15 @@ struct Diagnoser::State {
       if (!hit) continue;
       uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
       if (count < static_cast<uint64_t>(sig.minCount)) continue;
+      if (own && hit == &own->hits[ruleIndex][s]) own_ = true;
       v.value = true;
       v.evidence.push_back(hit->evidence);
       v.captures = hit->captures;
     }
     if (!evalCondition(rule.condition, values)) return std::nullopt;
+    // Lines without a rank (the launcher's, shared settings) support a rank's finding but do
+    // not make one: a rank must have shown something of this failure itself.
+    if (r >= 0 && !own_) return std::nullopt;
     Finding f;
     f.rule = rules.rules()[ruleIndex];
     size_t seen = 0;
@@ -526,7 +532,9 @@ struct Diagnoser::State {
     for (auto& f : out.findings) {
       for (size_t gi = 0; gi < groups.size(); ++gi) {
         bool hit = std::any_of(f.evidence.begin(), f.evidence.end(),
-                               [&](const Evidence& e) { return inGroup(groups[gi], e); });
+                               [&](const Evidence& e) { return inGroup(groups[gi], e); }) ||
+                   std::any_of(f.rankEvidence.begin(), f.rankEvidence.end(),
+                               [&](const auto& re) { return inGroup(groups[gi], re.second); });
         if (!hit) continue;
         claimed[gi] = true;
         if (f.exceptionType.empty()) {

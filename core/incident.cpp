@@ -170,6 +170,42 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
   for (const auto& e : events) world.insert(e.rank);
   if (world.size() < 2 && launcher.failures().empty()) return inc;  // not a multi-rank run
 
+  if (events.empty()) {
+    // No failure carries a rank (an unprefixed log): the initiating failure can still be told
+    // from the collateral ones, but not which rank printed it.
+    Finding* earliest = nullptr;
+    for (auto& f : findings) {
+      if (f.rule->role == Role::kCollateral) continue;
+      if (!earliest || std::tie(f.evidence.front().source, f.evidence.front().line) <
+                           std::tie(earliest->evidence.front().source, earliest->evidence.front().line))
+        earliest = &f;
+    }
+    if (earliest) {
+      earliest->initiating = true;
+      inc.initiatingReason = "the log's lines carry no rank, so the rank that failed first cannot be named; the first "
+                             "failure that did not follow from another rank is \"" + verdict(*earliest) +
+                             "\" (run torchrun with --tee 3 or --log_dir to see which rank printed it)";
+    }
+    for (const auto& lf : launcher.failures()) {
+      if (lf.rank < 0 || std::any_of(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& r) { return r.rank == lf.rank; }))
+        continue;
+      RankRole role;
+      role.rank = lf.rank;
+      role.host = lf.host;
+      role.exitCode = lf.exitCode;
+      role.role = "unknown";
+      role.reason = "its lines carry no rank";
+      inc.ranks.push_back(role);
+    }
+    std::sort(inc.ranks.begin(), inc.ranks.end(), [](const RankRole& a, const RankRole& b) { return a.rank < b.rank; });
+    for (const auto& lf : launcher.failures())
+      if (lf.rootCause && !inc.launcherRootCause) inc.launcherRootCause = lf.rank;
+    if (inc.launcherRootCause && earliest)
+      inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
+                         " as the first observed failure; it picks by whole-second timestamps, so with an unprefixed log it cannot be confirmed";
+    return inc;
+  }
+
   std::map<int, const Event*> first, firstRoot;
   for (const auto& e : events) {
     if (!first.count(e.rank) || earlier(e, *first[e.rank])) first[e.rank] = &e;
@@ -219,6 +255,18 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
   }
 
   const Finding* initiatingFinding = initiator ? &findings[initiator->finding] : nullptr;
+  if (!initiatingFinding && inc.initiatingRank && launched.count(*inc.initiatingRank)) {
+    // Chosen from the launcher's table (a kill): the finding on that table entry's lines.
+    const LauncherFailure& lf = *launched[*inc.initiatingRank];
+    for (auto& f : findings) {
+      const Evidence& a = f.evidence.front();
+      if (f.rule->role != Role::kCollateral && f.rankEvidence.empty() && a.source == lf.source && a.line >= lf.line &&
+          a.line <= lf.line + 10) {
+        f.initiating = true;
+        break;
+      }
+    }
+  }
   std::string initTitle = initiatingFinding ? verdict(*initiatingFinding) : "";
   for (int r : world) {
     RankRole role;

@@ -122,7 +122,7 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
     const Incident& inc = d.incident;
     out += st.bold("Incident") + ": ";
     out += inc.initiatingRank ? "rank " + std::to_string(*inc.initiatingRank) + " failed first (" + inc.initiatingReason + ")\n"
-                              : "no initiating rank found\n";
+                              : "no initiating rank found" + (inc.initiatingReason.empty() ? std::string() : ": " + inc.initiatingReason) + "\n";
     out += "  " + st.dim("RANK  HOST            ROLE         TIME                        FIRST FAILURE") + "\n";
     for (const auto& rr : inc.ranks) {
       char row[160];

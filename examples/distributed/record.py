@@ -266,7 +266,9 @@ def main():
         for p in problems:
             print(f"      {p}")
         all_ok &= not problems
-        if not opts.check:
+        if problems and not opts.check:
+            print(f"      not written; tests/distributed/{name}/ left as it was")
+        if not problems and not opts.check:
             dest = OUT / name
             if dest.exists():
                 shutil.rmtree(dest)

@@ -108,7 +108,7 @@ TEST(Cli, ReadsStdinAndSeveralFiles) {
   EXPECT_EQ(two.code, 1);
   auto j = nlohmann::json::parse(two.out);
   EXPECT_EQ(j["sources"].size(), 2u);
-  ASSERT_EQ(j["findings"].size(), 2u);
+  ASSERT_GE(j["findings"].size(), 2u);
   EXPECT_EQ(j["findings"][0]["evidence"][0]["source"], "tests/rules/gradient-explosion/match/sgd-high-lr.log");
 }
 
@@ -141,9 +141,9 @@ TEST(Cli, UsageAndInputErrorsExitTwo) {
   Result missing = denpex({"diagnose", "no/such.log"});
   EXPECT_EQ(missing.code, 2);
   EXPECT_TRUE(contains(missing.err, "no/such.log: no such file")) << missing.err;
-  Result dir = denpex({"diagnose", "examples"});
+  Result dir = denpex({"diagnose", "rules"});
   EXPECT_EQ(dir.code, 2);
-  EXPECT_TRUE(contains(dir.err, "is a directory"));
+  EXPECT_TRUE(contains(dir.err, "a folder with no log files")) << dir.err;
   Result option = denpex({"diagnose", "--frobnicate", "x.log"});
   EXPECT_EQ(option.code, 2);
   EXPECT_TRUE(contains(option.err, "unknown option '--frobnicate'"));
@@ -216,6 +216,101 @@ TEST(Cli, RulesListLintAndTestTheShippedRules) {
   Result test = denpex({"rules", "test", "rules", "--examples", "tests/rules"});
   EXPECT_EQ(test.code, 0) << test.out;
   EXPECT_TRUE(contains(test.out, "Missing: 0  Noisy: 0")) << test.out;
+}
+
+TEST_F(ScratchProject, RunPassesOutputThroughAndDiagnosesAFailure) {
+  writeAll(dir_ / "fail.py",
+           "import sys\nprint('step 1 | loss 0.5', flush=True)\nprint('\\x1b[33mwarning\\x1b[0m', file=sys.stderr)\n"
+           "raise RuntimeError('CUDA out of memory. Tried to allocate 2.00 MiB')\n");
+  Result r = denpex({"run", "--log", (dir_ / "run.log").string(), "--", "python3", "fail.py"}, dir_);
+  EXPECT_EQ(r.code, 1) << "the command's exit status";
+  EXPECT_TRUE(contains(r.out, "step 1 | loss 0.5\n")) << r.out;
+  EXPECT_TRUE(contains(r.err, "\x1b[33mwarning\x1b[0m")) << "colours pass through unchanged";
+  EXPECT_TRUE(contains(r.err, "the command exited with status 1; the log is kept in")) << r.err;
+  EXPECT_TRUE(contains(r.out, "error[cuda-out-of-memory]")) << r.out;
+  std::string log = readAll(dir_ / "run.log");
+  EXPECT_TRUE(contains(log, "step 1 | loss 0.5\n"));
+  EXPECT_TRUE(contains(log, "RuntimeError: CUDA out of memory"));
+}
+
+TEST_F(ScratchProject, RunKeepsTheStatusAndRemovesItsLogOnSuccess) {
+  Result ok = denpex({"run", "--", "python3", "-c", "print('fine')"}, dir_);
+  EXPECT_EQ(ok.code, 0);
+  EXPECT_EQ(ok.out, "fine\n");
+  Result three = denpex({"run", "--", "sh", "-c", "exit 3"}, dir_);
+  EXPECT_EQ(three.code, 3);
+  Result killed = denpex({"run", "--", "sh", "-c", "kill -9 $$"}, dir_);
+  EXPECT_EQ(killed.code, 137);
+  Result missing = denpex({"run", "--", "no-such-command-xyz"}, dir_);
+  EXPECT_EQ(missing.code, 127);
+  EXPECT_TRUE(contains(missing.err, "cannot start 'no-such-command-xyz': command not found"));
+  Result none = denpex({"run"}, dir_);
+  EXPECT_EQ(none.code, 2);
+}
+
+TEST_F(ScratchProject, FoldersOfPerRankLogs) {
+  // torchrun --log_dir layout: rank 2 raised; the others lost their peer.
+  for (int r = 0; r < 4; ++r) {
+    fs::path d = dir_ / "logs/run/attempt_0" / std::to_string(r);
+    writeAll(d / "stdout.log", "step 1 | loss 0.5\n");
+    std::string err = r == 2 ? "Traceback (most recent call last):\n  File \"/w/train.py\", line 9, in <module>\n"
+                               "ValueError: bad batch at step 3\n"
+                             : "Traceback (most recent call last):\n  File \"/w/train.py\", line 7, in <module>\n"
+                               "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:4242\n";
+    writeAll(d / "stderr.log", err);
+  }
+  Result r = denpex({"diagnose", "--format", "json", "logs"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sources"].size(), 8u);
+  EXPECT_EQ(j["incident"]["initiating_rank"], 2) << j["incident"].dump(2);
+  for (const auto& rr : j["incident"]["ranks"])
+    EXPECT_EQ(rr["role"], rr["rank"] == 2 ? "initiator" : "collateral") << rr.dump();
+  EXPECT_EQ(j["findings"][0]["initiating"], true);
+  EXPECT_EQ(j["findings"][0]["exception"]["type"], "ValueError");
+}
+
+// The recorded torchrun runs (tests/distributed/*, made by examples/distributed/record.py):
+// the initiating rank and every rank's role must match what the scripts did.
+TEST(Cli, RecordedDistributedRuns) {
+  int scenarios = 0;
+  for (const auto& entry : fs::directory_iterator(kSource / "tests/distributed")) {
+    if (!fs::exists(entry.path() / "expected.json")) continue;
+    ++scenarios;
+    SCOPED_TRACE(entry.path().filename().string());
+    auto expected = nlohmann::json::parse(readAll(entry.path() / "expected.json"));
+    fs::path input = fs::exists(entry.path() / "logs") ? entry.path() / "logs" : entry.path() / "torchrun.log";
+    Result r = denpex({"diagnose", "--format", "json", fs::relative(input, kSource).string()});
+    ASSERT_EQ(r.code, 1) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const auto& inc = j["incident"];
+    ASSERT_TRUE(inc.is_object());
+    if (entry.path().filename() == "raise-plain") {
+      // No rank prefixes: the rank cannot be named, but the initiating failure can.
+      EXPECT_TRUE(inc["initiating_rank"].is_null());
+      EXPECT_EQ(j["findings"][0]["initiating"], true);
+      EXPECT_EQ(j["findings"][0]["exception"]["type"], "IndexError");
+      continue;
+    }
+    EXPECT_EQ(inc["initiating_rank"], expected["initiating_rank"]) << inc.dump(2);
+    for (const auto& rr : inc["ranks"]) {
+      bool collateral = std::find(expected["collateral_ranks"].begin(), expected["collateral_ranks"].end(), rr["rank"]) !=
+                        expected["collateral_ranks"].end();
+      EXPECT_EQ(rr["role"], collateral ? "collateral" : "initiator") << rr.dump();
+    }
+    EXPECT_EQ(inc["ranks"].size(), expected["world_size"].get<size_t>());
+    if (input.filename() == "torchrun.log") {
+      EXPECT_EQ(inc["launcher_root_cause_rank"], expected["torchrun_root_cause_rank"]);
+      // torchrun named a collateral rank: denpex says so.
+      if (expected["torchrun_root_cause_rank"] != expected["initiating_rank"]) {
+        EXPECT_NE(inc["launcher_note"].get<std::string>().find("followed from rank 2"), std::string::npos) << inc.dump(2);
+      }
+    }
+  }
+  EXPECT_GE(scenarios, 7);
+  Result text = denpex({"diagnose", "tests/distributed/kill-tee/torchrun.log"});
+  EXPECT_TRUE(contains(text.out, "Incident: rank 2 failed first")) << text.out;
+  EXPECT_TRUE(contains(text.out, "error[host-oom-killed]")) << text.out;
 }
 
 class UserRules : public ScratchProject {};

@@ -14,9 +14,11 @@ class DiagnoserTest : public ::testing::Test {
     matcher_ = std::make_unique<Matcher>(rules_);
   }
   Diagnosis run(const std::string& text) { return diagnoseText(rules_, *matcher_, text, "t.log"); }
+  // The findings that are not symptoms (a NaN loss is reported as a symptom after its cause).
   std::vector<std::string> ids(const Diagnosis& d) {
     std::vector<std::string> out;
-    for (const auto& f : d.findings) out.push_back(f.rule->id);
+    for (const auto& f : d.findings)
+      if (f.role() != Role::kSymptom) out.push_back(f.rule->id);
     return out;
   }
   RuleSet rules_;
@@ -38,6 +40,17 @@ TEST_F(DiagnoserTest, Fp16NanAtStepTwoIsEpsUnderflow) {
   ASSERT_FALSE(f.observed.empty());
   EXPECT_NE(f.observed[0].find("loss became nan at step 2"), std::string::npos);
   EXPECT_EQ(f.captures.at("eps"), "1e-08");
+}
+
+TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
+  auto d = run(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n");
+  ASSERT_GE(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings.front().rule->id, "adamw-eps-fp16-underflow");
+  bool sawSymptom = false;
+  for (const auto& f : d.findings) {
+    if (f.role() == Role::kSymptom) sawSymptom = true;
+    else EXPECT_FALSE(sawSymptom) << "a root cause after a symptom: " << f.rule->id;
+  }
 }
 
 TEST_F(DiagnoserTest, ManyStableStepsThenNan) {
@@ -162,6 +175,43 @@ TEST(MaskMessage, MasksNumbersAddressesAndPaths) {
   EXPECT_EQ(maskMessage("Tried 20.00 MiB at 0x7f00ab on rank 3"), "Tried <N> MiB at <ADDR> on rank <N>");
   EXPECT_EQ(maskMessage("cannot open '/data/shard_01.bin'"), "cannot open '<PATH>'");
   EXPECT_EQ(maskMessage("layer2 has 1e-08"), "layer2 has <N>");
+}
+
+}  // namespace
+}  // namespace denpex::core
+
+namespace denpex::core {
+namespace {
+
+TEST(Incident, TimestampsCompareAcrossFormats) {
+  auto iso = timestampSeconds("2024-05-01 12:00:00,250");
+  auto glog = timestampSeconds("I0501 12:00:00.500000");
+  auto torchrun = timestampSeconds("2024-05-01_12:00:01");
+  ASSERT_TRUE(iso && glog && torchrun);
+  EXPECT_LT(*iso, *glog);
+  EXPECT_LT(*glog, *torchrun);
+  EXPECT_FALSE(timestampSeconds("step 1"));
+}
+
+TEST(Incident, LauncherSummaryIsRead) {
+  LauncherTracker t;
+  const char* lines[] = {"Failures:", "[1]:", "  time      : 2026-11-29_20:33:10", "  host      : node0",
+                         "  rank      : 2 (local_rank: 2)", "  exitcode  : -9 (pid: 8787)",
+                         "  traceback : Signal 9 (SIGKILL) received by PID 8787", "----",
+                         "Root Cause (first observed failure):", "[0]:", "  rank      : 0 (local_rank: 0)",
+                         "  exitcode  : 1 (pid: 8785)", "====",
+                         "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 8790 closing signal SIGTERM"};
+  uint64_t n = 0;
+  for (const char* l : lines) t.add(parseLine(l, 0, n++));
+  ASSERT_EQ(t.failures().size(), 2u);
+  EXPECT_EQ(t.failures()[0].rank, 2);
+  EXPECT_EQ(t.failures()[0].host, "node0");
+  EXPECT_EQ(*t.failures()[0].exitCode, -9);
+  EXPECT_EQ(t.failures()[0].signal, "SIGKILL");
+  EXPECT_FALSE(t.failures()[0].rootCause);
+  EXPECT_TRUE(t.failures()[1].rootCause);
+  EXPECT_EQ(*t.rankOfPid(8787), 2);
+  EXPECT_EQ(t.sigtermPids(), std::vector<long long>{8790});
 }
 
 }  // namespace

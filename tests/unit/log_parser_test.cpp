@@ -29,6 +29,18 @@ TEST(LogParser, MpirunAndSrunPrefixes) {
   EXPECT_EQ(none.rank, -1);
 }
 
+TEST(LogParser, HostPrefixesAndRanksNamedInTheText) {
+  ParsedLine pdsh = parseLine("worker-3: [2024-03-02 10:11:05,101] [INFO] [logging.py:96:log_dist] [Rank 12] step=10", 0, 0);
+  EXPECT_EQ(pdsh.host, "worker-3");
+  EXPECT_EQ(pdsh.rank, 12);
+  EXPECT_EQ(parseLine("gpu-node07: RuntimeError: boom", 0, 0).host, "gpu-node07");
+  EXPECT_EQ(parseLine("RuntimeError: boom", 0, 0).host, "");
+  EXPECT_EQ(parseLine("Rank 5: loss=nan", 0, 0).rank, 5);
+  EXPECT_EQ(parseLine("[rank 3] step 1 | loss 0.5", 0, 0).rank, 3);
+  // The rank a message talks about is not the rank that printed it.
+  EXPECT_EQ(parseLine("Received a dump signal from rank 5", 0, 0).rank, -1);
+}
+
 TEST(LogParser, Timestamps) {
   EXPECT_EQ(parseLine("[2024-03-02 10:11:05,101] [INFO] x", 0, 0).timestamp, "2024-03-02 10:11:05,101");
   EXPECT_EQ(parseLine("2024-03-02T10:11:05.5Z msg", 0, 0).timestamp, "2024-03-02T10:11:05.5Z");
