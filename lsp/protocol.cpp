@@ -108,7 +108,8 @@ std::optional<std::string> frameUri(const std::string& file, const std::vector<s
 json toDiagnostic(const core::Finding& f, size_t index, const core::LineIndex& lines, const ConvertOptions& o) {
   const core::Rule& r = *f.rule;
   const core::Evidence& anchor = f.evidence.front();
-  int severity = f.role() == core::Role::kCollateral ? 3
+  // Collateral failures and symptoms inform; the root cause is what is wrong.
+  int severity = f.role() != core::Role::kRoot ? 3
                  : r.severity == core::Severity::kError ? 1
                  : r.severity == core::Severity::kWarning ? 2
                                                           : 3;
@@ -116,16 +117,24 @@ json toDiagnostic(const core::Finding& f, size_t index, const core::LineIndex& l
   if (!f.observed.empty()) message += ": " + f.observed.back();
   if (!f.ranks.empty()) message += " (rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + core::ranksText(f.ranks) + ")";
   json related = json::array();
+  // Evidence in this document gets its exact range; evidence in another input its line.
+  auto locate = [&](const core::Evidence& e) -> std::optional<json> {
+    if (e.source == o.documentSource) return json{{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}};
+    if (e.source < o.sourceUris.size()) {
+      uint32_t line = static_cast<uint32_t>(e.line);
+      json range = {{"start", toJson({line, 0})}, {"end", toJson({line, 0})}};
+      return json{{"uri", o.sourceUris[e.source]}, {"range", range}};
+    }
+    return std::nullopt;
+  };
   // The same failure on the other ranks.
   for (const auto& [rank, e] : f.rankEvidence) {
-    if (e.source != anchor.source || e.line == anchor.line || e.source != 0) continue;
-    related.push_back({{"location", {{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}}},
-                       {"message", "rank " + std::to_string(rank) + ": " + e.text}});
+    if (e.source == anchor.source && e.line == anchor.line) continue;
+    if (auto loc = locate(e)) related.push_back({{"location", *loc}, {"message", "rank " + std::to_string(rank) + ": " + e.text}});
   }
   for (size_t k = 1; k < f.evidence.size(); ++k) {
     const core::Evidence& e = f.evidence[k];
-    related.push_back({{"location", {{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}}},
-                       {"message", e.signal + ": " + e.text}});
+    if (auto loc = locate(e)) related.push_back({{"location", *loc}, {"message", e.signal + ": " + e.text}});
   }
   if (f.userFrame) {
     if (auto uri = frameUri(f.userFrame->file, o.workspaceRoots)) {

@@ -56,6 +56,10 @@ struct ConvertOptions {
   std::string documentUri;
   int version = 0;
   std::vector<std::string> workspaceRoots;  // to turn relative traceback paths into URIs
+  // When a diagnosis spans several files (a folder of per-rank logs): the URI of each input,
+  // indexed by Evidence::source. Evidence in another file links there by line.
+  std::vector<std::string> sourceUris;
+  uint32_t documentSource = 0;  // which input the document is
 };
 
 // A finding as an LSP Diagnostic on the document it was found in. `index` indexes the

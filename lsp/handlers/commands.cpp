@@ -19,8 +19,56 @@ json diagnosisJson(const core::Diagnosis& d, Server& server) {
   return json::parse(core::renderJson({d, plans}));
 }
 
+// A folder of per-rank logs: diagnosed as one run, the findings published on each file.
+json diagnoseFolder(Server& server, const std::string& folder) {
+  std::string path = folder.rfind("file://", 0) == 0 ? uriToPath(folder) : folder;
+  std::error_code ec;
+  if (path.empty() || !fs::is_directory(path, ec)) throw LspError(error::kInvalidParams, "not a folder: " + folder);
+  auto inputs = cli::logsInFolder(path);
+  if (inputs.empty()) throw LspError(error::kInvalidParams, "no log files in " + path);
+  auto bundle = server.rules();
+  core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
+  std::vector<std::string> texts, uris;
+  for (const auto& in : inputs) {
+    std::string error;
+    auto text = cli::readLogInput(in, error);
+    if (!text) throw LspError(error::kInvalidParams, error);
+    diagnoser.beginSource(in.name, in.rank);
+    diagnoser.addText(*text);
+    texts.push_back(std::move(*text));
+    uris.push_back(pathToUri(fs::absolute(in.path, ec).lexically_normal().string()));
+  }
+  core::Diagnosis d = diagnoser.finish();
+  for (size_t s = 0; s < inputs.size(); ++s) {
+    if (inputs[s].errorFile) continue;  // its lines are the error file's traceback, not the file's
+    core::LineIndex index(texts[s]);
+    ConvertOptions o;
+    o.encoding = server.encoding();
+    o.documentUri = uris[s];
+    o.workspaceRoots = server.workspaceRoots();
+    o.sourceUris = uris;
+    o.documentSource = static_cast<uint32_t>(s);
+    json diagnostics = json::array();
+    for (size_t i = 0; i < d.findings.size(); ++i) {
+      const auto& f = d.findings[i];
+      if (f.evidence.front().source != s) continue;
+      json diag = toDiagnostic(f, i, index, o);
+      diag["data"]["set"] = "folder";
+      if (f.initiating && !d.incident.empty() && d.incident.initiatingRank)
+        diag["message"] = diag["message"].get<std::string>() + " [rank " + std::to_string(*d.incident.initiatingRank) + " failed first]";
+      diagnostics.push_back(std::move(diag));
+    }
+    server.notify("textDocument/publishDiagnostics", {{"uri", uris[s]}, {"diagnostics", diagnostics}});
+  }
+  return diagnosisJson(d, server);
+}
+
 json diagnose(Server& server, const json& arg) {
-  if (!arg.is_object()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text} or {uri, range}");
+  if (!arg.is_object()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text}, {uri, range} or {folder}");
+  if (arg.contains("folder")) {
+    if (!arg["folder"].is_string()) throw LspError(error::kInvalidParams, "'folder' must be a path or a file URI");
+    return diagnoseFolder(server, arg["folder"].get<std::string>());
+  }
   if (arg.contains("text")) {
     if (!arg["text"].is_string()) throw LspError(error::kInvalidParams, "'text' must be a string");
     std::string name = arg.value("name", std::string("<selection>"));

@@ -139,9 +139,11 @@ TEST_F(Workspace, DiagnosticHoverAndQuickFixOnTheSeedLog) {
                              {"textDocument", {{"codeAction", {{"disabledSupport", true}}}}}});
   openLog(c, dir_ / "train.log");
   json published = diagnosticsFor(c, dir_ / "train.log");
-  ASSERT_EQ(published["diagnostics"].size(), 1u);
+  ASSERT_GE(published["diagnostics"].size(), 1u);
   EXPECT_EQ(published["version"], 1);
-  json d = published["diagnostics"][0];
+  json d = published["diagnostics"][0];  // the root cause comes first; a NaN-loss symptom may follow
+  for (size_t k = 1; k < published["diagnostics"].size(); ++k)
+    EXPECT_GE(published["diagnostics"][k]["severity"].get<int>(), 2) << "only the root cause is an error";
   EXPECT_EQ(d["code"], "adamw-eps-fp16-underflow");
   EXPECT_EQ(d["source"], "denpex");
   EXPECT_EQ(d["severity"], 1);
@@ -225,7 +227,7 @@ TEST_F(Workspace, DiagnoseCommandOnTextAndOnADocumentRange) {
   c.initialize(uriOf(dir_));
   json fromText = c.call("workspace/executeCommand",
                          {{"command", "denpex.diagnose"}, {"arguments", {{{"text", readAll(dir_ / "train.log")}}}}})["result"];
-  ASSERT_EQ(fromText["findings"].size(), 1u);
+  ASSERT_GE(fromText["findings"].size(), 1u);
   EXPECT_EQ(fromText["findings"][0]["rule"], "adamw-eps-fp16-underflow");
   EXPECT_EQ(fromText["findings"][0]["edits"][0]["applicable"], true);
 
@@ -247,6 +249,22 @@ TEST_F(Workspace, DiagnoseCommandOnTextAndOnADocumentRange) {
   EXPECT_EQ(bad["error"]["code"], -32602);
   json unknownRule = c.call("workspace/executeCommand", {{"command", "denpex.explain"}, {"arguments", {"nope"}}});
   EXPECT_EQ(unknownRule["error"]["code"], -32602);
+}
+
+TEST_F(Workspace, DiagnoseCommandOnAFolderOfPerRankLogs) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  fs::path logs = kSource / "tests/distributed/raise-logdir/logs";
+  json result = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"folder", logs.string()}}}}})["result"];
+  EXPECT_EQ(result["incident"]["initiating_rank"], 2) << result["incident"].dump(2);
+  // The initiating failure is published on rank 2's stderr.log.
+  json published = c.notification("textDocument/publishDiagnostics", [](const json& p) {
+    return p["uri"].get<std::string>().find("/attempt_0/2/stderr.log") != std::string::npos && !p["diagnostics"].empty();
+  });
+  EXPECT_NE(published["diagnostics"][0]["message"].get<std::string>().find("[rank 2 failed first]"), std::string::npos)
+      << published.dump(2);
+  json bad = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"folder", "/no/such/folder"}}}}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
 }
 
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
@@ -315,7 +333,7 @@ TEST_F(Workspace, AGrowingLogIsDiagnosedFromWhereItLeftOff) {
                                       {"contentChanges", {{{"range", {{"start", {{"line", lines}, {"character", 0}}}, {"end", {{"line", lines}, {"character", 0}}}}},
                                                            {"text", log.substr(cut)}}}}});
   json second = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["version"] == 2; });
-  ASSERT_EQ(second["diagnostics"].size(), 1u);
+  ASSERT_GE(second["diagnostics"].size(), 1u);
   EXPECT_EQ(second["diagnostics"][0]["code"], "adamw-eps-fp16-underflow");
   EXPECT_TRUE(c.stderrContains("bytes scanned (appended)")) << c.stderrText();
   // Closing clears the document's diagnostics.

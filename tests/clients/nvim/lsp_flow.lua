@@ -33,8 +33,10 @@ end)
 step('diagnostics arrive', function()
   local ok = vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 50)
   assert(ok, 'no diagnostics within 20 s')
-  diag = vim.diagnostic.get(buf)[1]
-  assert(diag.code == 'adamw-eps-fp16-underflow', 'code: ' .. tostring(diag.code))
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.code == 'adamw-eps-fp16-underflow' then diag = d end
+  end
+  assert(diag, 'no adamw-eps-fp16-underflow diagnostic')
   assert(diag.source == 'denpex', 'source: ' .. tostring(diag.source))
   assert(diag.lnum == 16, 'line: ' .. tostring(diag.lnum))
   assert(diag.severity == vim.diagnostic.severity.ERROR, 'severity')
@@ -52,7 +54,7 @@ end)
 step('choose the quick fix and apply it to train.py', function()
   -- What vim.lsp.buf.code_action() sends: the line's diagnostics converted back to LSP.
   local line_diags = vim.lsp.diagnostic.get_line_diagnostics(buf, diag.lnum, {}, client_id)
-  assert(#line_diags == 1, 'line diagnostics: ' .. #line_diags)
+  assert(#line_diags >= 1, 'line diagnostics: ' .. #line_diags)
   local params = {
     textDocument = { uri = vim.uri_from_bufnr(buf) },
     range = { start = { line = diag.lnum, character = 0 }, ['end'] = { line = diag.lnum, character = 0 } },
