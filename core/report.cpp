@@ -172,7 +172,7 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
       out += "\n  " + st.bold("Fingerprint seen") + "\n";
       for (const auto& o : f.observed) out += "    " + o + "\n";
     }
-    if (r.fallback && !f.messageTemplate.empty() && f.count > 1)
+    if (r.fallback && !f.messageTemplate.empty())
       out += "\n  " + st.bold("Template") + "\n    " + f.messageTemplate + "\n";
     if (f.userFrame) {
       out += "\n  " + st.bold("Your code") + "\n    " + f.userFrame->file + ":" + std::to_string(f.userFrame->line);

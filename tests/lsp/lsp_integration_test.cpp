@@ -267,6 +267,35 @@ TEST_F(Workspace, DiagnoseCommandOnAFolderOfPerRankLogs) {
   EXPECT_EQ(bad["error"]["code"], -32602);
 }
 
+TEST_F(Workspace, DistributedLogNamesTheInitiatingRankAndLinksTheCollateral) {
+  LspClient c;
+  c.initialize(uriOf(dir_));
+  fs::copy_file(kSource / "tests/distributed/raise-tee/torchrun.log", dir_ / "torchrun.log");
+  openLog(c, dir_ / "torchrun.log");
+  json diags = diagnosticsFor(c, dir_ / "torchrun.log")["diagnostics"];
+  ASSERT_GE(diags.size(), 2u);
+  const json& first = diags[0];
+  EXPECT_EQ(first["severity"], 1);
+  EXPECT_NE(first["message"].get<std::string>().find("IndexError"), std::string::npos) << first.dump(2);
+  bool linksCollateral = false;
+  for (const auto& r : first["relatedInformation"]) linksCollateral |= r["message"].get<std::string>().rfind("collateral: ", 0) == 0;
+  EXPECT_TRUE(linksCollateral) << first.dump(2);
+  bool sawCollateral = false;
+  for (const auto& d : diags) {
+    if (d["code"] != "gloo-connection-closed") continue;
+    sawCollateral = true;
+    EXPECT_EQ(d["severity"], 3);
+    bool linksInitiator = false;
+    for (const auto& r : d["relatedInformation"]) linksInitiator |= r["message"].get<std::string>().rfind("initiating failure: ", 0) == 0;
+    EXPECT_TRUE(linksInitiator) << d.dump(2);
+  }
+  EXPECT_TRUE(sawCollateral);
+  json hover = c.call("textDocument/hover", {{"textDocument", {{"uri", uriOf(dir_ / "torchrun.log")}}}, {"position", first["range"]["start"]}});
+  std::string md = hover["result"]["contents"]["value"];
+  EXPECT_NE(md.find("**Rank 2 failed first**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | localhost | collateral |"), std::string::npos) << md;
+}
+
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
   LspClient c;
   c.initialize(uriOf(dir_));
