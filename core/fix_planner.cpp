@@ -98,6 +98,17 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
   }
   if (present) {
     std::string_view value = std::string_view(s).substr(present->valueBegin, present->valueEnd - present->valueBegin);
+    if (!spec.minSafe) {
+      // A non-numeric setting (True, a string): safe when it already says exactly that.
+      if (value == spec.value) {
+        plan.alreadySafe = true;
+        plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(value);
+        return plan;
+      }
+      plan.edits.push_back({present->valueBegin, present->valueEnd, spec.value});
+      plan.applicable = true;
+      return plan;
+    }
     auto number = numericLiteral(value);
     if (!number) {
       plan.reason = spec.keyword + " is set from `" + std::string(value) + "`, not a literal: make sure it is at least " +

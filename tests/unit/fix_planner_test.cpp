@@ -140,6 +140,40 @@ TEST_F(FixPlannerTest, TheTracebackFileComesFirst) {
   EXPECT_EQ(plans[0].line, 4);
 }
 
+TEST(FixPlanner, BooleanSettingsAreReplacedOrLeftAlone) {
+  RuleSet rules;
+  rules.add({{"r.yaml", R"(id: r
+title: R
+category: t
+summary: s
+signals:
+  s: 'x'
+condition: s
+edits:
+  - kind: python-keyword
+    callees: [DistributedDataParallel, DDP]
+    keyword: find_unused_parameters
+    value: "True"
+)"}});
+  Finding f;
+  f.rule = rules.rules().front();
+  class One : public SourceProvider {
+   public:
+    std::string text;
+    std::optional<SourceFile> open(const std::string& p) override { return SourceFile{p, text, std::nullopt}; }
+    std::vector<std::string> candidates() override { return {"m.py"}; }
+  } src;
+  src.text = "m = DDP(model, find_unused_parameters=False)\n";
+  auto plans = planFixes(f, src);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(applyEdits(src.text, plans[0].edits), "m = DDP(model, find_unused_parameters=True)\n");
+  src.text = "m = DDP(model, find_unused_parameters=True)\n";
+  plans = planFixes(f, src);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_TRUE(plans[0].alreadySafe);
+  EXPECT_FALSE(plans[0].applicable);
+}
+
 TEST(UnifiedDiff, OneHunkWithContext) {
   std::string text = "a\nb\nc\nopt = AdamW(p)\nd\ne\nf\ng\n";
   size_t at = text.find("(p)") + 2;
