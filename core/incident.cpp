@@ -61,9 +61,37 @@ std::optional<double> timestampSeconds(std::string_view s) {
   return std::nullopt;
 }
 
+namespace {
+
+std::optional<long long> numberAfter(std::string_view m, std::string_view key) {
+  size_t at = m.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + key.size();
+  bool neg = i < m.size() && m[i] == '-';
+  if (neg) ++i;
+  if (i >= m.size() || !std::isdigit(static_cast<unsigned char>(m[i]))) return std::nullopt;
+  long long v = 0;
+  while (i < m.size() && std::isdigit(static_cast<unsigned char>(m[i]))) v = v * 10 + (m[i++] - '0');
+  return neg ? -v : v;
+}
+
+}  // namespace
+
 void LauncherTracker::add(const ParsedLine& line) {
   std::string_view m = trim(line.message());
   if (m.empty()) return;
+  if (line.rank >= 0 && m.find("NCCL work") != std::string_view::npos) {
+    NcclState& st = nccl_[line.rank];
+    if (auto e = numberAfter(m, "ast enqueued NCCL work: ")) st.lastEnqueued = std::max(st.lastEnqueued.value_or(*e), *e);
+    if (auto c = numberAfter(m, "ast completed NCCL work: ")) st.lastCompleted = std::max(st.lastCompleted.value_or(*c), *c);
+    else if (auto c2 = numberAfter(m, "last completed: ")) st.lastCompleted = std::max(st.lastCompleted.value_or(*c2), *c2);
+  }
+  if (line.rank >= 0 && m.find("First PG on this rank to signal dumping") != std::string_view::npos) nccl_[line.rank].firstToDump = true;
+  if (line.rank >= 0) {
+    if (auto from = numberAfter(m, "Received a dump signal due to a collective timeout from rank "))
+      nccl_[line.rank].dumpFrom = static_cast<int>(*from);
+    else if (auto from2 = numberAfter(m, "dump signal from rank ")) nccl_[line.rank].dumpFrom = static_cast<int>(*from2);
+  }
   if (m == "Root Cause (first observed failure):") {
     section_ = Section::kRootCause;
     current_ = nullptr;
@@ -237,8 +265,30 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
       }
     }
   }
+  if (!inc.initiatingRank && !launcher.nccl().empty()) {
+    // 3. The NCCL watchdog's sequence numbers: the rank whose last enqueued collective is
+    // behind the others never joined the collective they are all waiting in.
+    std::optional<long long> lo, hi;
+    int laggard = -1;
+    for (const auto& [rank, st] : launcher.nccl()) {
+      if (!st.lastEnqueued) continue;
+      if (!lo || *st.lastEnqueued < *lo) {
+        lo = st.lastEnqueued;
+        laggard = rank;
+      }
+      if (!hi || *st.lastEnqueued > *hi) hi = st.lastEnqueued;
+    }
+    int behind = 0;
+    for (const auto& [rank, st] : launcher.nccl())
+      if (st.lastEnqueued && lo && *st.lastEnqueued == *lo) ++behind;
+    if (lo && hi && *lo < *hi && behind == 1) {
+      inc.initiatingRank = laggard;
+      inc.initiatingReason = "its last enqueued NCCL work (" + std::to_string(*lo) + ") is behind the other ranks' (" +
+                             std::to_string(*hi) + "): it never joined the collective they timed out in";
+    }
+  }
   if (!inc.initiatingRank && !first.empty()) {
-    // 3. Everyone else reported a collateral failure: the rank that reported nothing hung.
+    // 4. Everyone else reported a collateral failure: the rank that reported nothing hung.
     std::vector<int> silent;
     for (int r : world)
       if (!first.count(r)) silent.push_back(r);
@@ -300,6 +350,9 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
     } else if (!e->rootClass || !firstRoot.count(r)) {
       role.role = "collateral";
       role.reason = role.title + ", after rank " + std::to_string(inc.initiatingRank.value_or(-1)) + " failed";
+      auto nccl = launcher.nccl().find(r);
+      if (nccl != launcher.nccl().end() && nccl->second.firstToDump)
+        role.reason += " (its watchdog fired first: it noticed the hang, it did not cause it)";
     } else if (initiatingFinding && findings[firstRoot[r]->finding].rule->id == initiatingFinding->rule->id &&
                findings[firstRoot[r]->finding].messageTemplate == initiatingFinding->messageTemplate) {
       role.role = "independent";

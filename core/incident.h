@@ -46,7 +46,19 @@ class LauncherTracker {
   const std::vector<long long>& sigtermPids() const { return sigterm_; }
   std::optional<int> rankOfPid(long long pid) const;
 
+  // What the NCCL watchdog said per rank: "last enqueued NCCL work: N, last completed NCCL
+  // work: M", "First PG on this rank to signal dumping", "Received a dump signal due to a
+  // collective timeout from rank K".
+  struct NcclState {
+    std::optional<long long> lastEnqueued;
+    std::optional<long long> lastCompleted;
+    bool firstToDump = false;
+    std::optional<int> dumpFrom;
+  };
+  const std::map<int, NcclState>& nccl() const { return nccl_; }
+
  private:
+  std::map<int, NcclState> nccl_;
   enum class Section { kNone, kFailures, kRootCause } section_ = Section::kNone;
   std::vector<LauncherFailure> failures_;
   std::vector<long long> sigterm_;

@@ -142,6 +142,15 @@ int rankFromText(std::string_view m) {
     size_t d = readInt(m, at + tag.size(), n);
     if (d > 0 && at + tag.size() + d < m.size() && m[at + tag.size() + d] == ']') return static_cast<int>(n);
   }
+  // The NCCL watchdog's prefix: "[PG ID 0 PG GUID 0(default_pg) Rank 2]" or "[PG 0 Rank 2]".
+  if (m.rfind("[PG ", 0) == 0) {
+    size_t close = m.find(']');
+    size_t at = m.rfind(" Rank ", close);
+    if (close != std::string_view::npos && at != std::string_view::npos) {
+      size_t d = readInt(m, at + 6, n);
+      if (d > 0 && at + 6 + d == close) return static_cast<int>(n);
+    }
+  }
   for (std::string_view tag : {std::string_view("Rank "), std::string_view("rank ")}) {
     if (m.substr(0, tag.size()) != tag) continue;
     size_t d = readInt(m, tag.size(), n);
@@ -365,6 +374,11 @@ bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
 constexpr std::string_view kHeader = "Traceback (most recent call last):";
 
 bool isChainMarker(std::string_view msg) {
+  // torch.multiprocessing.spawn re-raises a child's error in the parent as
+  // "ProcessRaisedException:" followed by "-- Process 1 terminated with the following error:"
+  // and the child's traceback: one failure, the child's.
+  if (msg.rfind("-- Process ", 0) == 0 && msg.find("terminated with the following error:") != std::string_view::npos)
+    return true;
   return msg == "During handling of the above exception, another exception occurred:" ||
          msg == "The above exception was the direct cause of the following exception:";
 }

@@ -149,6 +149,34 @@ TEST_F(DiagnoserTest, SameFailureOnManyRanksIsOneFinding) {
   EXPECT_EQ(d.findings[0].evidence.front().rank, 2);  // the rank that printed it first
 }
 
+TEST_F(DiagnoserTest, NcclSequenceNumbersNameTheRankThatNeverJoined) {
+  // The NCCL watchdog's own wording (torch 2.4+); rank 2 enqueued one collective less.
+  std::string log;
+  for (int r : {0, 1, 3}) {
+    std::string p = "[rank" + std::to_string(r) + "]:[E1109 16:13:2" + std::to_string(r) + ".222705810 ProcessGroupNCCL.cpp:616] ";
+    log += p + "[Rank " + std::to_string(r) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+           "Timeout(ms)=600000) ran for 600046 milliseconds before timing out.\n";
+    log += p + "[PG ID 0 PG GUID 0(default_pg) Rank " + std::to_string(r) +
+           "] Timeout at NCCL work: 42, last enqueued NCCL work: 42, last completed NCCL work: 41.\n";
+  }
+  log += "[rank1]:[E1109 16:13:21.5 ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank 1] First PG on this rank to signal dumping.\n";
+  log += "[rank2]:[E1109 16:13:25.1 ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due to a "
+         "collective timeout from rank 1 and we will try our best to dump the debug info. Last enqueued NCCL work: 41, last "
+         "completed NCCL work: 41.\n";
+  auto d = run(log);
+  ASSERT_TRUE(d.incident.initiatingRank);
+  EXPECT_EQ(*d.incident.initiatingRank, 2) << d.incident.initiatingReason;
+  EXPECT_NE(d.incident.initiatingReason.find("last enqueued NCCL work (41)"), std::string::npos);
+  for (const auto& rr : d.incident.ranks) {
+    if (rr.rank == 2) continue;
+    EXPECT_EQ(rr.role, "collateral") << rr.rank;
+    if (rr.rank == 1) {
+      EXPECT_NE(rr.reason.find("watchdog fired first"), std::string::npos) << rr.reason;
+    }
+  }
+}
+
 TEST_F(DiagnoserTest, EvidenceColumnsPointIntoTheRawLine) {
   std::string line = "\x1b[31m[rank0]: RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB\x1b[0m";
   auto d = run(line + "\n");

@@ -151,6 +151,23 @@ TEST(LogParser, ChainedTracebackKeepsBothExceptions) {
   EXPECT_EQ(tbs[0].userFrame()->file, "/home/u/data.py");
 }
 
+TEST(LogParser, SpawnWrapperKeepsTheChildsError) {
+  auto tbs = track(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/run.py\", line 30, in <module>\n"
+      "    mp.spawn(main, nprocs=2)\n"
+      "torch.multiprocessing.spawn.ProcessRaisedException: \n"
+      "\n"
+      "-- Process 1 terminated with the following error:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/run.py\", line 12, in main\n"
+      "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one.\n");
+  ASSERT_EQ(tbs.size(), 1u);
+  ASSERT_EQ(tbs[0].chain.size(), 2u);
+  EXPECT_EQ(tbs[0].final().type, "RuntimeError");
+  EXPECT_EQ(tbs[0].userFrame()->line, 12);
+}
+
 TEST(LogParser, InterleavedRanksKeepSeparateTracebacks) {
   auto tbs = track(
       "[rank0]: Traceback (most recent call last):\n"
