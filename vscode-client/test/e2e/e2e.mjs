@@ -261,7 +261,13 @@ try {
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await command('Denpex: Show Report');
     await page.locator('.tab', { hasText: 'denpex: notes.txt' }).first().waitFor({ timeout: 20000 });
-    await page.waitForTimeout(1500);
+    // The report is made fresh: the fix applied earlier shows as already there, with no Apply button.
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await frame.locator('#verdict').waitFor({ timeout: 20000 });
+    const body = await frame.locator('body').innerText();
+    if (!body.includes('AdamW epsilon underflow in FP16')) throw new Error('the report does not name the failure');
+    if (!body.includes('already has eps=1e-5')) throw new Error(`the report offers a stale fix: ${body.slice(0, 300)}`);
+    if ((await frame.locator('button.copy').count()) < 1) throw new Error('no Copy button for the verify command');
     await shot('6-report');
   });
 } finally {
