@@ -186,6 +186,11 @@ int runRun(const std::vector<std::string>& args) {
     return 0;
   }
   std::cout.flush();
+  if (code == 128 + SIGINT) {
+    // Stopped with Ctrl-C: the user knows why; keep the log, skip the diagnosis.
+    std::cerr << "\ndenpex: the command was interrupted; the log is kept in " << logPath << "\n";
+    return code;
+  }
   std::cerr << "\ndenpex: the command exited with status " << code << "; the log is kept in " << logPath << "\n\n";
   std::vector<std::string> d = diagnoseArgs;
   d.insert(d.end(), {"--color", color, logPath});

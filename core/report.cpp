@@ -209,9 +209,18 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
   if (d.findings.empty()) {
     out += "No known failure found in " + std::to_string(d.lines) + " lines.\n";
   } else {
-    out += "\n" + std::to_string(d.findings.size()) + " finding" + (d.findings.size() == 1 ? "" : "s") + " (" +
-           std::to_string(roots) + " root cause" + (roots == 1 ? "" : "s") + ") in " + std::to_string(d.lines) +
-           " lines.\n";
+    size_t unknown = 0, symptoms = 0, collateral = 0;
+    for (const auto& f : d.findings) {
+      if (f.rule->fallback && f.role() == Role::kRoot) ++unknown;
+      else if (f.role() == Role::kSymptom) ++symptoms;
+      else if (f.role() == Role::kCollateral) ++collateral;
+    }
+    std::string parts = std::to_string(roots) + " root cause" + (roots == 1 ? "" : "s");
+    if (unknown) parts += ", " + std::to_string(unknown) + " unrecognized";
+    if (symptoms) parts += ", " + std::to_string(symptoms) + " symptom" + (symptoms == 1 ? "" : "s");
+    if (collateral) parts += ", " + std::to_string(collateral) + " collateral";
+    out += "\n" + std::to_string(d.findings.size()) + " finding" + (d.findings.size() == 1 ? "" : "s") + " (" + parts +
+           ") in " + std::to_string(d.lines) + " lines.\n";
   }
   return out;
 }

@@ -241,6 +241,10 @@ TEST_F(ScratchProject, RunKeepsTheStatusAndRemovesItsLogOnSuccess) {
   EXPECT_EQ(three.code, 3);
   Result killed = denpex({"run", "--", "sh", "-c", "kill -9 $$"}, dir_);
   EXPECT_EQ(killed.code, 137);
+  Result interrupted = denpex({"run", "--", "sh", "-c", "echo started; kill -INT $$"}, dir_);
+  EXPECT_EQ(interrupted.code, 130);
+  EXPECT_TRUE(contains(interrupted.err, "the command was interrupted; the log is kept in")) << interrupted.err;
+  EXPECT_FALSE(contains(interrupted.out, "finding")) << "no diagnosis after Ctrl-C";
   Result missing = denpex({"run", "--", "no-such-command-xyz"}, dir_);
   EXPECT_EQ(missing.code, 127);
   EXPECT_TRUE(contains(missing.err, "cannot start 'no-such-command-xyz': command not found"));
