@@ -241,7 +241,7 @@ TEST_F(ScratchProject, RunKeepsTheStatusAndRemovesItsLogOnSuccess) {
   EXPECT_EQ(three.code, 3);
   Result killed = denpex({"run", "--", "sh", "-c", "kill -9 $$"}, dir_);
   EXPECT_EQ(killed.code, 137);
-  Result interrupted = denpex({"run", "--", "sh", "-c", "echo started; kill -INT $$"}, dir_);
+  Result interrupted = denpex({"run", "--log", (dir_ / "i.log").string(), "--", "sh", "-c", "echo started; kill -INT $$"}, dir_);
   EXPECT_EQ(interrupted.code, 130);
   EXPECT_TRUE(contains(interrupted.err, "the command was interrupted; the log is kept in")) << interrupted.err;
   EXPECT_FALSE(contains(interrupted.out, "finding")) << "no diagnosis after Ctrl-C";
