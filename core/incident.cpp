@@ -77,9 +77,47 @@ std::optional<long long> numberAfter(std::string_view m, std::string_view key) {
 
 }  // namespace
 
+namespace {
+
+// "[2, 3]" at `at` (after optional tabs, dashes and spaces) -> {2, 3}
+std::vector<int> rankList(std::string_view m, size_t open) {
+  std::vector<int> out;
+  size_t close = m.find(']', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return out;
+  std::string inner(m.substr(open + 1, close - open - 1));
+  size_t i = 0;
+  while (i < inner.size()) {
+    while (i < inner.size() && !std::isdigit(static_cast<unsigned char>(inner[i]))) ++i;
+    if (i >= inner.size()) break;
+    out.push_back(std::atoi(inner.c_str() + i));
+    while (i < inner.size() && std::isdigit(static_cast<unsigned char>(inner[i]))) ++i;
+  }
+  return out;
+}
+
+void addAll(std::vector<int>& to, const std::vector<int>& from) {
+  for (int r : from)
+    if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+}
+
+}  // namespace
+
+std::vector<int> LauncherTracker::desyncLagging() const {
+  if (!desyncDidNotJoin_.empty()) return desyncDidNotJoin_;
+  if (!desyncDidNotFinish_.empty()) return desyncDidNotFinish_;
+  return desyncNeverJoined_;
+}
+
 void LauncherTracker::add(const ParsedLine& line) {
   std::string_view m = trim(line.message());
   if (m.empty()) return;
+  // TORCH_NCCL_DESYNC_DEBUG (c10d's desync report), one line per claim.
+  if (m.find("are the lagging ranks that caused this timeout") != std::string_view::npos)
+    addAll(desyncNeverJoined_, rankList(m, m.find("ranks [") + 6));
+  else if (m.find("] finished collective #") != std::string_view::npos && m.find("didn't join collective #") != std::string_view::npos)
+    addAll(desyncDidNotJoin_, rankList(m, m.find('[')));
+  else if (m.find("] joined but didn't finish collective #") != std::string_view::npos)
+    addAll(desyncDidNotFinish_, rankList(m, m.find('[')));
   if (line.rank >= 0 && m.find("NCCL work") != std::string_view::npos) {
     NcclState& st = nccl_[line.rank];
     if (auto e = numberAfter(m, "ast enqueued NCCL work: ")) st.lastEnqueued = std::max(st.lastEnqueued.value_or(*e), *e);
@@ -265,6 +303,17 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
       }
     }
   }
+  if (!inc.initiatingRank && !launcher.desyncLagging().empty()) {
+    // 3a. PyTorch's own desync report names the lagging ranks.
+    auto lagging = launcher.desyncLagging();
+    std::sort(lagging.begin(), lagging.end());
+    inc.initiatingRank = lagging.front();
+    std::string list;
+    for (int r : lagging) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    inc.initiatingReason = "PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG) names rank" +
+                           std::string(lagging.size() > 1 ? "s [" + list + "]" : " " + list) +
+                           " as lagging behind the collective the others timed out in";
+  }
   if (!inc.initiatingRank && !launcher.nccl().empty()) {
     // 3. The NCCL watchdog's sequence numbers: the rank whose last enqueued collective is
     // behind the others never joined the collective they are all waiting in.
@@ -304,6 +353,7 @@ Incident buildIncident(std::vector<Finding>& findings, const LauncherTracker& la
     }
   }
 
+  if (inc.initiatingRank) world.insert(*inc.initiatingRank);  // a silent rank named by the desync report
   const Finding* initiatingFinding = initiator ? &findings[initiator->finding] : nullptr;
   if (!initiatingFinding && inc.initiatingRank && launched.count(*inc.initiatingRank)) {
     // Chosen from the launcher's table (a kill): the finding on that table entry's lines.

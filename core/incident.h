@@ -57,7 +57,13 @@ class LauncherTracker {
   };
   const std::map<int, NcclState>& nccl() const { return nccl_; }
 
+  // TORCH_NCCL_DESYNC_DEBUG's report: the ranks it names as lagging, strongest claim first
+  // ("finished collective #N, but didn't join collective #N+1", then "joined but didn't finish",
+  // then "are the lagging ranks that caused this timeout. They never joined any collectives").
+  std::vector<int> desyncLagging() const;
+
  private:
+  std::vector<int> desyncDidNotJoin_, desyncDidNotFinish_, desyncNeverJoined_;
   std::map<int, NcclState> nccl_;
   enum class Section { kNone, kFailures, kRootCause } section_ = Section::kNone;
   std::vector<LauncherFailure> failures_;

@@ -177,6 +177,30 @@ TEST_F(DiagnoserTest, NcclSequenceNumbersNameTheRankThatNeverJoined) {
   }
 }
 
+TEST_F(DiagnoserTest, DesyncReportNamesTheLaggingRank) {
+  // c10d's TORCH_NCCL_DESYNC_DEBUG report (TraceUtils.h wording), printed by the timed-out ranks.
+  std::string log;
+  for (int r : {0, 1, 2}) {
+    std::string p = "[rank" + std::to_string(r) + "]:";
+    log += p + "[E ProcessGroupNCCL.cpp:475] [Rank " + std::to_string(r) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6, OpType=ALLREDUCE, Timeout(ms)=60000) ran for 60012 milliseconds before timing out.\n";
+    log += p + "\t - [" + std::to_string(r) + "] Timeout at collective: ALLREDUCE, #6\n";
+    log += p + "\t - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:\n";
+    log += p + "\t     [3] finished collective #5, but didn't join collective #6 (count from 1)\n";
+  }
+  auto d = run(log);
+  ASSERT_TRUE(d.incident.initiatingRank);
+  EXPECT_EQ(*d.incident.initiatingRank, 3) << d.incident.initiatingReason;
+  EXPECT_NE(d.incident.initiatingReason.find("desync report"), std::string::npos);
+  auto missing = run("[rank0]:\t - To our best knowledge, ranks [2] are the lagging ranks that caused this timeout. They never joined any collectives\n"
+                     "[rank0]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 20000ms for recv operation to complete\n"
+                     "[rank1]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 20000ms for recv operation to complete\n");
+  ASSERT_TRUE(missing.incident.initiatingRank);
+  EXPECT_EQ(*missing.incident.initiatingRank, 2);
+  ASSERT_EQ(missing.incident.ranks.size(), 3u);
+  EXPECT_EQ(missing.incident.ranks[2].role, "initiator");
+}
+
 TEST_F(DiagnoserTest, EvidenceColumnsPointIntoTheRawLine) {
   std::string line = "\x1b[31m[rank0]: RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB\x1b[0m";
   auto d = run(line + "\n");
