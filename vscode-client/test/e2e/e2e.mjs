@@ -258,25 +258,21 @@ try {
   });
 
   await step('the report panel opens', async () => {
-    // Other webviews (the Explain Rule preview) may be open too: find the report's. A webview
-    // that has not rendered after a while is opened again once (seen in headless code-server).
-    const findReport = async () => {
-      const n = await page.locator('iframe.webview').count();
-      for (let i = 0; i < n; i++) {
-        const f = page.frameLocator(`iframe.webview >> nth=${i}`).frameLocator('iframe#active-frame');
-        if ((await f.locator('#verdict').count()) > 0) return f;
+    await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
+    await command('Denpex: Show Report');
+    await page.locator('.tab', { hasText: 'denpex: notes.txt' }).first().waitFor({ timeout: 20000 });
+    // Webviews are nested iframes; other webviews (the Explain Rule preview) may be open too.
+    // Look through every frame of the page for the report's verdict.
+    const frame = await waitFor(async () => {
+      for (const f of page.frames()) {
+        try {
+          if (await f.$('#verdict')) return f;
+        } catch {
+          // a frame that went away while we looked
+        }
       }
       return null;
-    };
-    let frame = null;
-    for (let attempt = 0; attempt < 2 && !frame; attempt++) {
-      await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
-      await command('Denpex: Show Report');
-      await page.locator('.tab', { hasText: 'denpex: notes.txt' }).first().waitFor({ timeout: 20000 });
-      frame = await waitFor(findReport, 'the report webview', 20000).catch(() => null);
-      if (!frame) await command('View: Close Editor');
-    }
-    if (!frame) throw new Error('the report webview did not render');
+    }, 'the report webview', 60000, 500);
     // The report is made fresh: the fix applied earlier shows as already there, with no Apply button.
     const body = await frame.locator('body').innerText();
     if (!body.includes('AdamW epsilon underflow in FP16')) throw new Error('the report does not name the failure');
