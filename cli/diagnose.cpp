@@ -125,15 +125,9 @@ int runDiagnose(const std::vector<std::string>& args) {
     if (ec || !fs::exists(status)) return usageError(path + ": no such file");
     if (fs::is_directory(status)) {
       // A folder of per-rank logs (torchrun --log_dir, one file per rank or host).
-      auto inputs = logsInFolder(path);
-      if (inputs.empty()) return usageError(path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");
-      for (const auto& input : inputs) {
-        std::string error;
-        auto text = readLogInput(input, error);
-        if (!text) return usageError(error);
-        diagnoser.beginSource(input.name, input.rank);
-        diagnoser.addText(*text);
-      }
+      std::string error;
+      if (feedFolder(path, diagnoser, error).empty())
+        return usageError(!error.empty() ? error : path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");
       continue;
     }
     std::ifstream in(path, std::ios::binary);

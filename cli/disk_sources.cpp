@@ -136,6 +136,19 @@ std::optional<std::string> readLogInput(const LogInput& input, std::string& erro
   return std::string();
 }
 
+std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser, std::string& error,
+                                 std::vector<std::string>* texts) {
+  std::vector<LogInput> inputs = logsInFolder(dir);
+  for (const auto& input : inputs) {
+    auto text = readLogInput(input, error);
+    if (!text) return {};
+    diagnoser.beginSource(input.name, input.rank);
+    diagnoser.addText(*text);
+    if (texts) texts->push_back(std::move(*text));
+  }
+  return inputs;
+}
+
 namespace {
 
 bool skipDir(const fs::path& p) {

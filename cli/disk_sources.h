@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/diagnoser.h"
 #include "core/fix_planner.h"
 #include "core/rule.h"
 
@@ -34,6 +35,12 @@ std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
 
 // The text to diagnose for an input: the file, or for error.json its recorded traceback.
 std::optional<std::string> readLogInput(const LogInput& input, std::string& error);
+
+// Feeds every log of a per-rank folder into `diagnoser`, one input per file with its rank, and
+// returns the inputs fed. On an unreadable file sets `error` and stops. `texts`, when given,
+// receives each input's text (the language server publishes on the files).
+std::vector<LogInput> feedFolder(const std::filesystem::path& dir, core::Diagnoser& diagnoser, std::string& error,
+                                 std::vector<std::string>* texts = nullptr);
 
 // Files on disk under a root folder. Paths from tracebacks are tried as given, then relative
 // to the root, then by their trailing components below the root (a log recorded on another

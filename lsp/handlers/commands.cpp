@@ -24,20 +24,13 @@ json diagnoseFolder(Server& server, const std::string& folder) {
   std::string path = folder.rfind("file://", 0) == 0 ? uriToPath(folder) : folder;
   std::error_code ec;
   if (path.empty() || !fs::is_directory(path, ec)) throw LspError(error::kInvalidParams, "not a folder: " + folder);
-  auto inputs = cli::logsInFolder(path);
-  if (inputs.empty()) throw LspError(error::kInvalidParams, "no log files in " + path);
   auto bundle = server.rules();
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
   std::vector<std::string> texts, uris;
-  for (const auto& in : inputs) {
-    std::string error;
-    auto text = cli::readLogInput(in, error);
-    if (!text) throw LspError(error::kInvalidParams, error);
-    diagnoser.beginSource(in.name, in.rank);
-    diagnoser.addText(*text);
-    texts.push_back(std::move(*text));
-    uris.push_back(pathToUri(fs::absolute(in.path, ec).lexically_normal().string()));
-  }
+  std::string error;
+  auto inputs = cli::feedFolder(path, diagnoser, error, &texts);
+  if (inputs.empty()) throw LspError(error::kInvalidParams, !error.empty() ? error : "no log files in " + path);
+  for (const auto& in : inputs) uris.push_back(pathToUri(fs::absolute(in.path, ec).lexically_normal().string()));
   core::Diagnosis d = diagnoser.finish();
   for (size_t s = 0; s < inputs.size(); ++s) {
     if (inputs[s].errorFile) continue;  // its lines are the error file's traceback, not the file's
