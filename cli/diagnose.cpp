@@ -10,10 +10,12 @@
 #include <map>
 
 #include "cli/common.h"
-#include "core/diagnoser.h"
-#include "core/fix_planner.h"
-#include "core/matcher.h"
-#include "core/report.h"
+#include "core/analyze/diagnoser.h"
+#include "core/fix/planner.h"
+#include "core/render/report.h"
+#include "io/apply_edits.h"
+#include "io/log_folder.h"
+#include "io/workspace_sources.h"
 
 namespace denpex::cli {
 
@@ -110,10 +112,9 @@ int runDiagnose(const std::vector<std::string>& args) {
     opt.paths.push_back("-");
   }
 
-  RuleLoad load = loadRules(opt.ruleDirs);
+  io::LoadedRules load = loadRules(opt.ruleDirs);
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
-  core::Matcher matcher(load.rules);
-  core::Diagnoser diagnoser(load.rules, matcher);
+  core::Diagnoser diagnoser(load.rules, *load.matcher);
 
   for (const auto& path : opt.paths) {
     if (path == "-") {
@@ -126,7 +127,7 @@ int runDiagnose(const std::vector<std::string>& args) {
     if (fs::is_directory(status)) {
       // A folder of per-rank logs (torchrun --log_dir, one file per rank or host).
       std::string error;
-      if (feedFolder(path, diagnoser, error).empty())
+      if (io::feedFolder(path, diagnoser, error).empty())
         return usageError(!error.empty() ? error : path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");
       continue;
     }
@@ -140,7 +141,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   // Fix plans are always made: the text report names them, JSON and SARIF carry them, and
   // --fix / --apply show or write them.
   std::vector<std::vector<core::FixPlan>> plans(diagnosis.findings.size());
-  DiskSources sources(opt.source);
+  io::WorkspaceSources sources({{opt.source}, {}, true});
   for (size_t i = 0; i < diagnosis.findings.size(); ++i) plans[i] = core::planFixes(diagnosis.findings[i], sources);
   core::ReportInput report{diagnosis, plans};
   if (opt.format == "json") std::cout << core::renderJson(report);
@@ -154,8 +155,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   }
   std::cout.flush();
   if (opt.apply) {
-    int status = applyPlans(plans, std::cerr);
-    if (status != 0) return status;
+    if (!io::applyPlans(plans, std::cerr)) return kExitUsage;
   }
   return diagnosis.findings.empty() ? kExitClean : kExitFound;
 }

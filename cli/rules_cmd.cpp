@@ -9,9 +9,12 @@
 #include <tuple>
 
 #include "cli/common.h"
-#include "core/diagnoser.h"
-#include "core/matcher.h"
-#include "core/report.h"
+#include "core/analyze/diagnoser.h"
+#include "core/rules/lint.h"
+#include "core/rules/matcher.h"
+#include "io/files.h"
+#include "io/rule_dirs.h"
+#include "core/render/report.h"
 
 namespace denpex::cli {
 
@@ -56,13 +59,13 @@ void addExampleFiles(const fs::path& dir, core::Rule& rule) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
       std::string error;
-      if (auto text = readFile(f, error)) list->push_back({f.string(), std::move(*text)});
+      if (auto text = io::readFile(f, error)) list->push_back({f.string(), std::move(*text)});
     }
   }
 }
 
 struct Target {
-  RuleLoad load;
+  io::LoadedRules load;
   std::vector<std::string> ids;  // the rules to list / lint / test, in load order
 };
 
@@ -76,7 +79,7 @@ Target loadTarget(const std::optional<std::string>& dir) {
   // The folder's rules are tested among the shipped ones, as a user's run would load them.
   t.load = loadRules({});
   std::vector<core::RuleError> errors;
-  auto sources = readRuleDir(*dir, errors);
+  auto sources = io::readRuleDir(*dir, errors);
   auto more = t.load.rules.add(sources);
   t.load.errors = errors;
   t.load.errors.insert(t.load.errors.end(), more.begin(), more.end());
@@ -93,7 +96,7 @@ int docs(const std::optional<std::string>& outDir) {
     std::cerr << "denpex rules docs: which folder? e.g. denpex rules docs docs/rules\n";
     return kExitUsage;
   }
-  RuleLoad load = loadRules({});
+  io::LoadedRules load = loadRules({});
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
   std::vector<std::shared_ptr<const core::Rule>> rules = load.rules.rules();
   std::sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) {
@@ -242,7 +245,7 @@ int runExplain(const std::vector<std::string>& args) {
     std::cerr << "denpex explain: which rule? (see 'denpex rules list')\n";
     return kExitUsage;
   }
-  RuleLoad load = loadRules(dirs);
+  io::LoadedRules load = loadRules(dirs);
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
   if (const core::Rule* r = load.rules.find(*id)) {
     std::cout << core::explainMarkdown(*r);

@@ -13,7 +13,7 @@ foreach(rel IN LISTS rule_files)
   math(EXPR n "${n} + 1")
 endforeach()
 set(content "// Generated from rules/ by cmake/embed_rules.cmake. Do not edit.
-#include \"core/rule.h\"
+#include \"core/rules/rule.h\"
 
 namespace denpex::core {
 namespace {

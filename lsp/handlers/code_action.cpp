@@ -1,34 +1,18 @@
-// textDocument/codeAction: the rule's source edit as a quick fix; codeAction/resolve.
+// textDocument/codeAction: the rule's source edit as a quick fix, or a disabled action with the
+// reason no edit applies.
 #include <filesystem>
 
-#include "core/fix_planner.h"
-#include "lsp/findings.h"
+#include "core/fix/planner.h"
+#include "lsp/handlers/handlers.h"
+#include "lsp/protocol/from_proto.h"
+#include "lsp/protocol/to_proto.h"
+#include "lsp/server/server.h"
 
-namespace denpex::lsp {
+namespace denpex::lsp::handlers {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool clientSupports(const json& caps, std::initializer_list<const char*> path) {
-  const json* node = &caps;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return false;
-    node = &(*node)[key];
-  }
-  return node->is_boolean() && node->get<bool>();
-}
-
-json workspaceEdit(const core::FixPlan& plan, const Server& server) {
-  json edits = toTextEdits(plan, server.encoding());
-  std::string uri = pathToUri(fs::absolute(plan.path).lexically_normal().string());
-  if (clientSupports(server.clientCapabilities(), {"workspace", "workspaceEdit", "documentChanges"})) {
-    // Versioned when the file is open in the editor, so nothing is written over a newer buffer.
-    json id = {{"uri", uri}, {"version", plan.version ? json(*plan.version) : json(nullptr)}};
-    return {{"documentChanges", json::array({{{"textDocument", id}, {"edits", edits}}})}};
-  }
-  return {{"changes", {{uri, edits}}}};
-}
 
 // The finding a diagnostic sent back by the client stands for, through its `data`.
 std::optional<FindingRef> findingOf(const DocumentView& doc, const json& diagnostic) {
@@ -40,9 +24,9 @@ std::optional<FindingRef> findingOf(const DocumentView& doc, const json& diagnos
   uint64_t line = data.value("line", static_cast<uint64_t>(-1));
   std::optional<FindingRef> byLine;
   for (const auto& ref : allFindings(doc)) {
-    if (ref.finding->rule->id != rule) continue;
+    if (ref.finding().rule->id != rule) continue;
     if (ref.set == set && ref.index == index) return ref;
-    if (!byLine && ref.finding->evidence.front().line == line) byLine = ref;
+    if (!byLine && ref.finding().evidence.front().line == line) byLine = ref;
   }
   return byLine;
 }
@@ -54,62 +38,52 @@ std::string noEditReason(const core::Finding& f) {
   return "no " + what + " found in the workspace";
 }
 
-}  // namespace
-
-void registerCodeActions(Server& server) {
-  server.onRequest("textDocument/codeAction", [&server](const json& params) -> json {
-    std::string uri = member(member(params, "textDocument"), "uri").get<std::string>();
-    const json& range = member(params, "range");
-    auto doc = server.document(uri);
-    json actions = json::array();
-    if (!doc) return actions;
-    bool disabledSupport = clientSupports(server.clientCapabilities(), {"textDocument", "codeAction", "disabledSupport"});
-    std::vector<std::pair<FindingRef, json>> targets;  // finding, the client's diagnostic (or null)
-    const json context = params.value("context", json::object());
-    if (context.contains("only") && context["only"].is_array()) {
-      bool wantsQuickfix = false;
-      for (const auto& k : context["only"])
-        if (k.is_string() && (k == "quickfix" || std::string("quickfix").rfind(k.get<std::string>() + ".", 0) == 0)) wantsQuickfix = true;
-      if (!wantsQuickfix) return actions;
-    }
-    if (context.contains("diagnostics") && context["diagnostics"].is_array()) {
-      for (const auto& d : context["diagnostics"])
-        if (auto ref = findingOf(*doc, d)) targets.emplace_back(*ref, d);
-    }
-    if (targets.empty()) {
-      auto first = positionFromJson(member(range, "start")).line;
-      auto last = positionFromJson(member(range, "end")).line;
-      for (const auto& ref : findingsOnLines(*doc, first, last)) targets.emplace_back(ref, nullptr);
-    }
-    auto sources = server.sources();
-    for (const auto& [ref, diagnostic] : targets) {
-      const core::Finding& f = *ref.finding;
-      if (f.rule->edits.empty()) continue;
-      auto plans = core::planFixes(f, *sources);
-      bool preferred = false;
-      for (const auto& plan : plans) {
-        json action = {{"title", plan.title}, {"kind", "quickfix"}};
-        if (!diagnostic.is_null()) action["diagnostics"] = json::array({diagnostic});
-        if (plan.applicable) {
-          action["edit"] = workspaceEdit(plan, server);
-          if (!preferred) action["isPreferred"] = preferred = true;
-        } else if (disabledSupport) {
-          action["disabled"] = {{"reason", plan.reason}};
-        } else {
-          continue;
-        }
-        actions.push_back(action);
-      }
-      if (plans.empty() && disabledSupport) {
-        actions.push_back({{"title", f.rule->edits.front().title.empty() ? "Fix " + f.rule->title : f.rule->edits.front().title},
-                           {"kind", "quickfix"},
-                           {"disabled", {{"reason", noEditReason(f)}}}});
-      }
-    }
-    return actions;
-  });
-  // Every action is complete when sent; resolving one returns it unchanged.
-  server.onRequest("codeAction/resolve", [](const json& params) -> json { return params; });
+bool wantsQuickfix(const json& context) {
+  if (!context.contains("only") || !context["only"].is_array()) return true;
+  for (const auto& k : context["only"])
+    if (k.is_string() && (k == "quickfix" || std::string("quickfix").rfind(k.get<std::string>() + ".", 0) == 0)) return true;
+  return false;
 }
 
-}  // namespace denpex::lsp
+}  // namespace
+
+json codeAction(Server& server, const json& params) {
+  std::string uri = documentUri(params);
+  Range range = rangeFromJson(member(params, "range"));
+  auto doc = server.documents().view(uri);
+  json actions = json::array();
+  if (!doc) return actions;
+  const json context = params.value("context", json::object());
+  if (!wantsQuickfix(context)) return actions;
+  bool disabledSupport = server.clientSupports({"textDocument", "codeAction", "disabledSupport"});
+  bool documentChanges = server.clientSupports({"workspace", "workspaceEdit", "documentChanges"});
+  std::vector<std::pair<FindingRef, json>> targets;  // finding, the client's diagnostic (or null)
+  if (context.contains("diagnostics") && context["diagnostics"].is_array()) {
+    for (const auto& d : context["diagnostics"])
+      if (auto ref = findingOf(*doc, d)) targets.emplace_back(*ref, d);
+  }
+  if (targets.empty())
+    for (const auto& ref : findingsOnLines(*doc, range.start.line, range.end.line)) targets.emplace_back(ref, nullptr);
+  auto sources = server.sources();
+  for (const auto& [ref, diagnostic] : targets) {
+    const core::Finding& f = ref.finding();
+    if (f.rule->edits.empty()) continue;
+    auto plans = core::planFixes(f, *sources);
+    bool preferred = true;
+    for (const auto& plan : plans) {
+      if (plan.applicable) {
+        actions.push_back(toCodeAction(plan.title, diagnostic, toWorkspaceEdit(plan, server.encoding(), documentChanges), preferred, ""));
+        preferred = false;
+      } else if (disabledSupport) {
+        actions.push_back(toCodeAction(plan.title, diagnostic, nullptr, false, plan.reason));
+      }
+    }
+    if (plans.empty() && disabledSupport) {
+      std::string title = f.rule->edits.front().title.empty() ? "Fix " + f.rule->title : f.rule->edits.front().title;
+      actions.push_back(toCodeAction(title, nullptr, nullptr, false, noEditReason(f)));
+    }
+  }
+  return actions;
+}
+
+}  // namespace denpex::lsp::handlers

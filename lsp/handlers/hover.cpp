@@ -1,32 +1,32 @@
 // textDocument/hover: the encyclopedia entry of the findings on the hovered line.
-#include "core/report.h"
-#include "lsp/findings.h"
+#include "core/render/report.h"
+#include "lsp/handlers/handlers.h"
+#include "lsp/protocol/from_proto.h"
+#include "lsp/protocol/to_proto.h"
+#include "lsp/server/server.h"
 
-namespace denpex::lsp {
+namespace denpex::lsp::handlers {
 
-void registerHover(Server& server) {
-  server.onRequest("textDocument/hover", [&server](const json& params) -> json {
-    std::string uri = member(member(params, "textDocument"), "uri").get<std::string>();
-    core::TextPosition pos = positionFromJson(member(params, "position"));
-    auto doc = server.document(uri);
-    if (!doc) return nullptr;
-    auto refs = findingsOnLines(*doc, pos.line, pos.line);
-    if (refs.empty()) return nullptr;
-    std::string markdown;
-    for (const auto& ref : refs) {
-      if (!markdown.empty()) markdown += "\n---\n\n";
-      markdown += core::hoverMarkdown(*ref.finding);
-      if (!ref.owner->incident.empty() && (ref.finding->initiating || ref.finding->role() == core::Role::kCollateral))
-        markdown += "\n**Ranks**\n\n" + core::rankTableMarkdown(ref.owner->incident);
-    }
-    core::LineIndex index(*doc->text);
-    size_t lineLength = index.lineText(pos.line).size();
-    uint32_t end = server.encoding() == core::PositionEncoding::kUtf16
-                       ? core::utf16Column(index.lineText(pos.line), lineLength)
-                       : static_cast<uint32_t>(lineLength);
-    return json{{"contents", {{"kind", "markdown"}, {"value", markdown}}},
-                {"range", {{"start", toJson({pos.line, 0})}, {"end", toJson({pos.line, end})}}}};
-  });
+json hover(Server& server, const json& params) {
+  std::string uri = documentUri(params);
+  core::TextPosition pos = positionFromJson(member(params, "position"));
+  auto doc = server.documents().view(uri);
+  if (!doc) return nullptr;
+  auto refs = findingsOnLines(*doc, pos.line, pos.line);
+  if (refs.empty()) return nullptr;
+  std::string markdown;
+  for (const auto& ref : refs) {
+    const core::Diagnosis& d = *ref.owner;
+    if (!markdown.empty()) markdown += "\n---\n\n";
+    markdown += core::hoverMarkdown(d, ref.index);
+    if (!d.incident.empty() && (d.initiating(ref.index) || d.role(ref.index) == core::Role::kCollateral))
+      markdown += "\n**Ranks**\n\n" + core::rankTableMarkdown(d.incident);
+  }
+  core::LineIndex index(*doc->text);
+  std::string_view line = index.lineText(pos.line);
+  uint32_t end = server.encoding() == core::PositionEncoding::kUtf16 ? core::utf16Column(line, line.size())
+                                                                     : static_cast<uint32_t>(line.size());
+  return toHover(markdown, toRange({pos.line, 0}, {pos.line, end}));
 }
 
-}  // namespace denpex::lsp
+}  // namespace denpex::lsp::handlers

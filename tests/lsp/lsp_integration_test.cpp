@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/log_text.h"
+#include "core/parse/log_text.h"
 #include "lsp_client.h"
 
 namespace denpex::test {

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/common.h"
+#include "io/apply_edits.h"
 
-namespace denpex::cli {
+namespace denpex::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ class ApplyTest : public ::testing::Test {
 
 TEST_F(ApplyTest, MergesEditsOfOneFile) {
   std::ostringstream log;
-  EXPECT_EQ(applyPlans({{plan(11, ", eps=1e-5")}, {plan(24, ", eps=1e-5")}}, log), kExitClean);
+  EXPECT_TRUE(applyPlans({{plan(11, ", eps=1e-5")}, {plan(24, ", eps=1e-5")}}, log));
   EXPECT_EQ(slurp(path_), "a = AdamW(p, eps=1e-5)\nb = AdamW(q, eps=1e-5)\n");
   EXPECT_NE(log.str().find("applied 2 edits"), std::string::npos);
 }
@@ -51,7 +51,7 @@ TEST_F(ApplyTest, MergesEditsOfOneFile) {
 TEST_F(ApplyTest, RefusesAFileThatChangedSinceItWasRead) {
   std::ofstream(path_) << "# edited meanwhile\n" << text_;
   std::ostringstream log;
-  EXPECT_EQ(applyPlans({{plan(11, ", eps=1e-5")}}, log), kExitUsage);
+  EXPECT_FALSE(applyPlans({{plan(11, ", eps=1e-5")}}, log));
   EXPECT_EQ(slurp(path_), "# edited meanwhile\n" + text_);
   EXPECT_NE(log.str().find("changed since it was read; not written"), std::string::npos);
   EXPECT_FALSE(fs::exists(path_ + ".denpex-tmp"));
@@ -61,10 +61,10 @@ TEST_F(ApplyTest, NothingApplicableWritesNothing) {
   core::FixPlan p = plan(11, ", eps=1e-5");
   p.applicable = false;
   std::ostringstream log;
-  EXPECT_EQ(applyPlans({{p}}, log), kExitClean);
+  EXPECT_TRUE(applyPlans({{p}}, log));
   EXPECT_EQ(slurp(path_), text_);
   EXPECT_TRUE(log.str().empty());
 }
 
 }  // namespace
-}  // namespace denpex::cli
+}  // namespace denpex::io

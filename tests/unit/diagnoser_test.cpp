@@ -1,5 +1,7 @@
 // The diagnoser over whole logs: rule conditions, metric fingerprints, ordering, grouping.
-#include "core/diagnoser.h"
+#include "core/analyze/diagnoser.h"
+#include "core/parse/launcher.h"
+#include "core/parse/timestamp.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +19,8 @@ class DiagnoserTest : public ::testing::Test {
   // The findings that are not symptoms (a NaN loss is reported as a symptom after its cause).
   std::vector<std::string> ids(const Diagnosis& d) {
     std::vector<std::string> out;
-    for (const auto& f : d.findings)
-      if (f.role() != Role::kSymptom) out.push_back(f.rule->id);
+    for (size_t i = 0; i < d.findings.size(); ++i)
+      if (d.role(i) != Role::kSymptom) out.push_back(d.findings[i].rule->id);
     return out;
   }
   RuleSet rules_;
@@ -47,9 +49,9 @@ TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
   ASSERT_GE(d.findings.size(), 1u);
   EXPECT_EQ(d.findings.front().rule->id, "adamw-eps-fp16-underflow");
   bool sawSymptom = false;
-  for (const auto& f : d.findings) {
-    if (f.role() == Role::kSymptom) sawSymptom = true;
-    else EXPECT_FALSE(sawSymptom) << "a root cause after a symptom: " << f.rule->id;
+  for (size_t i = 0; i < d.findings.size(); ++i) {
+    if (d.role(i) == Role::kSymptom) sawSymptom = true;
+    else EXPECT_FALSE(sawSymptom) << "a root cause after a symptom: " << d.findings[i].rule->id;
   }
 }
 

@@ -1,5 +1,5 @@
 // Source edits: keyword insertion and replacement, idempotence, JSON configs, diffs.
-#include "core/fix_planner.h"
+#include "core/fix/planner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,7 @@
 // Launcher prefixes, timestamps, metrics and tracebacks.
-#include "core/log_parser.h"
+#include "core/parse/log_line.h"
+#include "core/parse/metrics.h"
+#include "core/parse/traceback.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Line index, column conversions and terminal-noise cleaning.
-#include "core/log_text.h"
+#include "core/parse/log_text.h"
 
 #include <gtest/gtest.h>
 

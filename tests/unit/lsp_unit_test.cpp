@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <string>
 
-#include "core/report.h"
-#include "lsp/protocol.h"
-#include "lsp/server.h"
-#include "lsp/transport.h"
+#include "core/render/report.h"
+#include "core/analyze/diagnoser.h"
+#include "core/rules/matcher.h"
+#include "lsp/protocol/to_proto.h"
+#include "lsp/server/server.h"
+#include "lsp/server/settings.h"
+#include "lsp/transport/stream_transport.h"
 
 namespace denpex::lsp {
 namespace {
@@ -45,7 +48,7 @@ std::vector<json> messages(const std::string& out) {
 
 TEST(Transport, ReadsFramesWithOtherHeadersAndStrayBlankLines) {
   std::FILE* in = input("\r\n" + frame("{\"a\":1}") + "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: 7\r\n\r\n{\"b\":2}");
-  Transport t(in, std::tmpfile());
+  StreamTransport t(in, std::tmpfile());
   std::string body;
   ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
   EXPECT_EQ(body, "{\"a\":1}");
@@ -56,7 +59,7 @@ TEST(Transport, ReadsFramesWithOtherHeadersAndStrayBlankLines) {
 
 TEST(Transport, BadHeaderIsReportedAndReadingGoesOn) {
   std::FILE* in = input("Content-Length: nope\r\n\r\n" + frame("{}"));
-  Transport t(in, std::tmpfile());
+  StreamTransport t(in, std::tmpfile());
   std::string body;
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kBadFrame);
   // The bad frame's body is not consumed; the next read finds the next header.
@@ -66,14 +69,14 @@ TEST(Transport, BadHeaderIsReportedAndReadingGoesOn) {
 
 TEST(Transport, TruncatedBodyIsEndOfInput) {
   std::FILE* in = input("Content-Length: 50\r\n\r\n{\"short\":");
-  Transport t(in, std::tmpfile());
+  StreamTransport t(in, std::tmpfile());
   std::string body;
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kEof);
 }
 
 TEST(Transport, WritesFramedUtf8ByteLengths) {
   std::FILE* out = std::tmpfile();
-  Transport t(input(""), out);
+  StreamTransport t(input(""), out);
   t.write("{\"x\":\"\xE8\xAE\xAD\"}");
   EXPECT_EQ(contents(out), "Content-Length: 11\r\n\r\n{\"x\":\"\xE8\xAE\xAD\"}");
 }
@@ -83,7 +86,7 @@ std::vector<json> session(const std::vector<json>& in, int* exitCode = nullptr) 
   std::string bytes;
   for (const auto& m : in) bytes += frame(m.dump());
   std::FILE* out = std::tmpfile();
-  Transport t(input(bytes), out);
+  StreamTransport t(input(bytes), out);
   int code;
   {
     Server server(t);
@@ -167,7 +170,7 @@ TEST(Protocol, FindingAsDiagnostic) {
   ConvertOptions o;
   o.documentUri = "file:///x.log";
   o.version = 4;
-  json diag = toDiagnostic(d.findings[0], 0, index, o);
+  json diag = toDiagnostic(d, 0, index, o);
   EXPECT_EQ(diag["code"], "cuda-out-of-memory");
   EXPECT_EQ(diag["source"], "denpex");
   EXPECT_EQ(diag["severity"], 1);

@@ -1,5 +1,5 @@
 // One RE2::Set pass and the hit patterns' spans and captures.
-#include "core/matcher.h"
+#include "core/rules/matcher.h"
 
 #include <gtest/gtest.h>
 

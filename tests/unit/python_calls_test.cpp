@@ -1,5 +1,5 @@
 // Finding calls and their arguments in Python source.
-#include "core/python_calls.h"
+#include "core/fix/python_calls.h"
 
 #include <gtest/gtest.h>
 

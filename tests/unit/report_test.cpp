@@ -1,5 +1,8 @@
 // Renderers: JSON schema fields, SARIF shape, and the explain entry's sections.
-#include "core/report.h"
+#include "core/render/report.h"
+
+#include "core/analyze/diagnoser.h"
+#include "core/rules/matcher.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,8 @@
 // Rule files: what loads, and the errors (with lines) for what does not.
 #include <gtest/gtest.h>
 
-#include "core/rule.h"
+#include "core/rules/lint.h"
+#include "core/rules/rule.h"
 
 namespace denpex::core {
 namespace {

@@ -1,0 +1,441 @@
+// Streaming diagnosis: per-rank signal state, metric windows and exception groups, turned into
+// ordered findings at the end (see diagnoser.h).
+#include "core/analyze/diagnoser.h"
+
+#include "core/analyze/metric_signals.h"
+#include "core/analyze/order.h"
+#include "core/parse/launcher.h"
+#include "core/parse/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <set>
+#include <tuple>
+
+namespace denpex::core {
+namespace {
+
+constexpr size_t kEvidenceTextMax = 400;
+
+struct SignalHit {
+  bool seen = false;
+  Evidence evidence;
+  std::vector<std::pair<std::string, std::string>> captures;
+  uint64_t count = 0;
+};
+
+struct RankState {
+  std::vector<std::vector<SignalHit>> hits;  // [rule][signal]
+  Metrics metrics;
+  std::string lastTimestamp;
+};
+
+struct ExceptionGroup {
+  Traceback first;
+  std::map<int, Evidence> rankFirst;  // each rank's first occurrence
+  int count = 0;
+  std::set<int> ranks;
+  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> ranges;  // (source, first, last)
+  std::string templ;
+};
+
+bool evalCondition(const Condition& c, const std::vector<SignalValue>& values) {
+  switch (c.op) {
+    case Condition::Op::kSignal: return values[static_cast<size_t>(c.signal)].value;
+    case Condition::Op::kNot: return !evalCondition(c.args[0], values);
+    case Condition::Op::kAnd: return evalCondition(c.args[0], values) && evalCondition(c.args[1], values);
+    case Condition::Op::kOr: return evalCondition(c.args[0], values) || evalCondition(c.args[1], values);
+  }
+  return false;
+}
+
+bool before(const Evidence& a, const Evidence& b) {
+  return std::tie(a.source, a.line) < std::tie(b.source, b.line);
+}
+
+}  // namespace
+
+struct Diagnoser::State {
+  const RuleSet& rules;
+  const Matcher& matcher;
+  Options options;
+  std::vector<std::string> sources;
+  std::vector<int> sourceRanks;  // default rank per input, -1 for none
+  LauncherTracker launcher;
+  uint32_t source = 0;
+  uint64_t lineNo = 0;
+  uint64_t totalLines = 0;
+  std::string pending;
+  std::map<int, RankState> ranks;
+  std::vector<ExceptionGroup> groups;
+  std::map<std::string, size_t> groupIndex;
+  uint64_t droppedExceptions = 0;
+  TracebackTracker tracker;
+  std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
+  std::vector<Matcher::Hit> hits;
+
+  State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {}
+
+  void takeFinished() {
+    for (auto& tb : finished) onTraceback(std::move(tb));
+    finished.clear();
+  }
+
+  RankState& rank(int r) {
+    auto it = ranks.find(r);
+    if (it != ranks.end()) return it->second;
+    RankState& st = ranks[r];
+    st.hits.resize(rules.rules().size());
+    for (size_t i = 0; i < rules.rules().size(); ++i) st.hits[i].resize(rules.rules()[i]->signals.size());
+    return st;
+  }
+
+  static Evidence exceptionEvidence(const Traceback& tb) {
+    const ExceptionRecord& fin = tb.final();
+    Evidence e;
+    e.source = tb.source;
+    e.line = fin.line;
+    e.begin = fin.begin;
+    e.end = fin.end;
+    e.signal = "exception";
+    e.text = (fin.type + (fin.message.empty() ? "" : ": " + fin.message)).substr(0, kEvidenceTextMax);
+    e.rank = tb.rank;
+    e.timestamp = tb.timestamp;
+    return e;
+  }
+
+  void onTraceback(Traceback&& tb) {
+    const ExceptionRecord& fin = tb.final();
+    std::string key = fin.type + ": " + maskMessage(fin.message);
+    auto it = groupIndex.find(key);
+    if (it == groupIndex.end()) {
+      if (groups.size() >= options.maxExceptionGroups) {
+        ++droppedExceptions;
+        return;
+      }
+      it = groupIndex.emplace(key, groups.size()).first;
+      ExceptionGroup g;
+      g.templ = maskMessage(fin.message);
+      g.first = tb;
+      groups.push_back(std::move(g));
+    }
+    ExceptionGroup& g = groups[it->second];
+    ++g.count;
+    if (tb.rank >= 0) g.ranks.insert(tb.rank);
+    if (tb.rank >= 0 && !g.rankFirst.count(tb.rank)) g.rankFirst[tb.rank] = exceptionEvidence(tb);
+    if (g.ranges.size() < 64) g.ranges.emplace_back(tb.source, tb.firstLine, tb.lastLine);
+  }
+
+  void addMetrics(const ParsedLine& line, RankState& st, const MetricSample& s) {
+    Metrics& m = st.metrics;
+    m.any = true;
+    long long step;
+    if (s.loss || s.gradNorm) ++m.counter;
+    step = s.step ? *s.step : m.counter;
+    auto make = [&](double v) {
+      Sample out;
+      out.step = step;
+      out.value = v;
+      out.source = line.source;
+      out.line = line.lineNo;
+      out.text = line.clean.text.substr(0, kEvidenceTextMax);
+      out.rawEnd = line.clean.toRawEnd(line.clean.text.size());
+      out.rank = line.rank;
+      out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+      return out;
+    };
+    const std::optional<double>* fields[kMetricCount] = {&s.loss, &s.gradNorm, &s.lr, &s.lossScale};
+    for (int id = 0; id < kMetricCount; ++id) {
+      if (*fields[id] && !std::isfinite(**fields[id]) && !m.firstNonfinite[id])
+        m.firstNonfinite[id] = make(**fields[id]);
+    }
+    if (s.gradNorm && !m.firstNonfinite[kLoss] && std::isfinite(*s.gradNorm)) {
+      m.gradWindow.push_back(make(*s.gradNorm));
+      if (m.gradWindow.size() > options.metricWindow) m.gradWindow.pop_front();
+    }
+    if (s.lossScale && std::isfinite(*s.lossScale)) {
+      Sample cur = make(*s.lossScale);
+      if (!m.firstScale) m.firstScale = cur;
+      if (m.lastScale && cur.value < m.lastScale->value) ++m.scaleDecreases;
+      if (!m.minScale || cur.value < m.minScale->value) m.minScale = cur;
+      m.lastScale = cur;
+    }
+  }
+
+  void processLine(std::string_view raw) {
+    ParsedLine line = parseLine(raw, source, lineNo++);
+    ++totalLines;
+    if (line.rank < 0 && source < sourceRanks.size()) line.rank = sourceRanks[source];
+    launcher.add(line);
+    RankState& st = rank(line.rank);
+    if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
+    tracker.add(line, finished);
+    if (!finished.empty()) takeFinished();
+    std::string_view message = line.message();
+    if (message.empty()) return;
+    hits.clear();
+    matcher.match(message, hits);
+    for (auto& hit : hits) {
+      SignalHit& h = st.hits[hit.rule][static_cast<size_t>(hit.signal)];
+      ++h.count;
+      if (h.seen) continue;
+      h.seen = true;
+      Evidence& e = h.evidence;
+      e.source = line.source;
+      e.line = line.lineNo;
+      e.begin = line.clean.toRaw(line.messageBegin + hit.begin);
+      e.end = line.clean.toRawEnd(line.messageBegin + hit.end);
+      e.signal = rules.rules()[hit.rule]->signals[static_cast<size_t>(hit.signal)].name;
+      e.text = line.clean.text.substr(0, kEvidenceTextMax);
+      e.rank = line.rank;
+      e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+      h.captures = std::move(hit.captures);
+    }
+    MetricSample sample = extractMetrics(message);
+    if (!sample.empty() || sample.step) {
+      if (!sample.empty()) addMetrics(line, st, sample);
+    }
+  }
+
+  // Evaluates one rule for one rank (or, with rank -1, for the lines that carry no rank).
+  std::optional<Finding> evaluate(size_t ruleIndex, int r) {
+    const Rule& rule = *rules.rules()[ruleIndex];
+    const RankState* own = ranks.count(r) ? &ranks.at(r) : nullptr;
+    const RankState* shared = r >= 0 && ranks.count(-1) ? &ranks.at(-1) : nullptr;
+    const Metrics* metrics = own && own->metrics.any ? &own->metrics
+                             : shared                ? &shared->metrics
+                                                     : nullptr;
+    std::vector<SignalValue> values(rule.signals.size());
+    bool own_ = false;  // some positive signal came from this rank's own lines
+    for (size_t s = 0; s < rule.signals.size(); ++s) {
+      const Signal& sig = rule.signals[s];
+      SignalValue& v = values[s];
+      if (!sig.metric.empty()) {
+        if (metrics) v = evalMetric(sig, *metrics);
+        if (v.value && own && metrics == &own->metrics) own_ = true;
+        continue;
+      }
+      const SignalHit* hit = nullptr;
+      if (own && own->hits[ruleIndex][s].seen) hit = &own->hits[ruleIndex][s];
+      else if (shared && shared->hits[ruleIndex][s].seen) hit = &shared->hits[ruleIndex][s];
+      if (!hit) continue;
+      uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
+      if (count < static_cast<uint64_t>(sig.minCount)) continue;
+      if (own && hit == &own->hits[ruleIndex][s]) own_ = true;
+      v.value = true;
+      v.evidence.push_back(hit->evidence);
+      v.captures = hit->captures;
+    }
+    if (!evalCondition(rule.condition, values)) return std::nullopt;
+    // Lines without a rank (the launcher's, shared settings) support a rank's finding but do
+    // not make one: a rank must have shown something of this failure itself.
+    if (r >= 0 && !own_) return std::nullopt;
+    Finding f;
+    f.rule = rules.rules()[ruleIndex];
+    size_t seen = 0;
+    for (int s : rule.evidence) {
+      const SignalValue& v = values[static_cast<size_t>(s)];
+      if (!v.value) continue;
+      ++seen;
+      for (const auto& e : v.evidence) {
+        bool dup = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const Evidence& o) {
+          return o.source == e.source && o.line == e.line;
+        });
+        if (!dup) f.evidence.push_back(e);
+      }
+      if (!v.observed.empty()) f.observed.push_back(v.observed);
+      if (v.step && !f.step) f.step = v.step;
+    }
+    for (const auto& v : values) {
+      if (!v.value) continue;
+      for (const auto& [k, val] : v.captures) f.captures.emplace(k, val);
+    }
+    if (f.evidence.empty()) {
+      // Only non-evidence signals fired (unusual rule); show the first line any signal saw.
+      for (const auto& v : values)
+        if (v.value && !v.evidence.empty()) {
+          f.evidence.push_back(v.evidence.front());
+          break;
+        }
+    }
+    f.confidence = rule.evidence.empty() ? 1.0 : static_cast<double>(seen) / rule.evidence.size();
+    if (r >= 0) f.ranks.push_back(r);
+    return f;
+  }
+
+  const Rule* fallbackRule() const {
+    for (const auto& r : rules.rules())
+      if (r->fallback) return r.get();
+    return nullptr;
+  }
+
+  Diagnosis finish() {
+    if (!pending.empty()) {
+      processLine(pending);
+      pending.clear();
+    }
+    tracker.flush(finished);
+    takeFinished();
+    Diagnosis out;
+    out.sources = sources;
+    out.lines = totalLines;
+
+    std::vector<int> rankKeys;
+    for (const auto& [r, st] : ranks)
+      if (r >= 0) rankKeys.push_back(r);
+    for (size_t ri = 0; ri < rules.rules().size(); ++ri) {
+      if (rules.rules()[ri]->fallback) continue;
+      std::vector<Finding> perRank;
+      for (int r : rankKeys)
+        if (auto f = evaluate(ri, r)) perRank.push_back(std::move(*f));
+      if (perRank.empty()) {
+        if (auto f = evaluate(ri, -1)) out.findings.push_back(std::move(*f));
+        continue;
+      }
+      // The same failure on several ranks is one finding that lists them; its evidence comes
+      // from the rank that showed it first.
+      auto first = std::min_element(perRank.begin(), perRank.end(), [](const Finding& a, const Finding& b) {
+        return before(a.evidence.front(), b.evidence.front());
+      });
+      std::vector<int> allRanks;
+      std::map<int, Evidence> anchors;
+      for (const auto& f : perRank) {
+        allRanks.push_back(f.ranks.front());
+        anchors[f.ranks.front()] = f.evidence.front();
+      }
+      std::sort(allRanks.begin(), allRanks.end());
+      Finding merged = std::move(*first);
+      merged.ranks = std::move(allRanks);
+      merged.rankEvidence = std::move(anchors);
+      merged.count = static_cast<int>(perRank.size());
+      out.findings.push_back(std::move(merged));
+    }
+
+    // A traceback whose lines are some finding's evidence is explained by it.
+    std::vector<bool> claimed(groups.size(), false);
+    auto inGroup = [](const ExceptionGroup& g, const Evidence& e) {
+      for (const auto& [src, a, b] : g.ranges)
+        if (src == e.source && e.line >= a && e.line <= b) return true;
+      return false;
+    };
+    for (auto& f : out.findings) {
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        bool hit = std::any_of(f.evidence.begin(), f.evidence.end(),
+                               [&](const Evidence& e) { return inGroup(groups[gi], e); }) ||
+                   std::any_of(f.rankEvidence.begin(), f.rankEvidence.end(),
+                               [&](const auto& re) { return inGroup(groups[gi], re.second); });
+        if (!hit) continue;
+        claimed[gi] = true;
+        if (f.exceptionType.empty()) {
+          const Traceback& tb = groups[gi].first;
+          f.exceptionType = tb.final().type;
+          f.exceptionMessage = tb.final().message;
+          if (const Frame* uf = tb.userFrame()) f.userFrame = *uf;
+        }
+      }
+    }
+    if (const Rule* fb = fallbackRule()) {
+      std::shared_ptr<const Rule> fbShared;
+      for (const auto& r : rules.rules())
+        if (r.get() == fb) fbShared = r;
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        if (claimed[gi]) continue;
+        const ExceptionGroup& g = groups[gi];
+        const Traceback& tb = g.first;
+        const ExceptionRecord& fin = tb.final();
+        Finding f;
+        f.rule = fbShared;
+        f.exceptionType = fin.type;
+        f.exceptionMessage = fin.message;
+        f.messageTemplate = fin.type + ": " + g.templ;
+        f.count = g.count;
+        f.ranks.assign(g.ranks.begin(), g.ranks.end());
+        f.evidence.push_back(exceptionEvidence(tb));
+        f.rankEvidence = g.rankFirst;
+        if (const Frame* uf = tb.userFrame()) {
+          f.userFrame = *uf;
+          Evidence fe;
+          fe.source = uf->source;
+          fe.line = uf->logLine;
+          fe.signal = "user-frame";
+          fe.text = "File \"" + uf->file + "\", line " + std::to_string(uf->line) +
+                    (uf->function.empty() ? "" : ", in " + uf->function);
+          fe.rank = tb.rank;
+          f.evidence.push_back(fe);
+        }
+        out.findings.push_back(std::move(f));
+      }
+    }
+
+    std::set<int> ranksSeen;
+    for (const auto& [r, st] : ranks)
+      if (r >= 0) ranksSeen.insert(r);
+    out.incident = buildIncident(out.findings, launcher, ranksSeen);
+    orderFindings(out.findings, out.incident);
+    return out;
+  }
+};
+
+Diagnoser::Diagnoser(const RuleSet& rules, const Matcher& matcher, Options options)
+    : state_(std::make_unique<State>(rules, matcher, options)) {}
+
+Diagnoser::~Diagnoser() = default;
+
+void Diagnoser::beginSource(std::string name, int defaultRank) {
+  if (!state_->pending.empty()) {
+    state_->processLine(state_->pending);
+    state_->pending.clear();
+  }
+  state_->sources.push_back(std::move(name));
+  state_->sourceRanks.resize(state_->sources.size() - 1, -1);
+  state_->sourceRanks.push_back(defaultRank);
+  state_->source = static_cast<uint32_t>(state_->sources.size() - 1);
+  state_->lineNo = 0;
+}
+
+void Diagnoser::addText(std::string_view chunk) {
+  State& st = *state_;
+  if (st.sources.empty()) st.sources.push_back("<input>");
+  size_t start = 0;
+  while (start < chunk.size()) {
+    size_t nl = chunk.find('\n', start);
+    if (nl == std::string_view::npos) {
+      st.pending.append(chunk.substr(start));
+      return;
+    }
+    if (st.pending.empty()) {
+      st.processLine(chunk.substr(start, nl - start));
+    } else {
+      st.pending.append(chunk.substr(start, nl - start));
+      st.processLine(st.pending);
+      st.pending.clear();
+    }
+    start = nl + 1;
+  }
+}
+
+void Diagnoser::addLine(std::string_view line) {
+  if (state_->sources.empty()) state_->sources.push_back("<input>");
+  state_->processLine(line);
+}
+
+Diagnosis Diagnoser::finish() { return state_->finish(); }
+
+Diagnosis Diagnoser::snapshot() const {
+  State copy(*state_);
+  return copy.finish();
+}
+
+uint64_t Diagnoser::linesSeen() const { return state_->totalLines; }
+
+Diagnosis diagnoseText(const RuleSet& rules, const Matcher& matcher, std::string_view text,
+                       std::string sourceName) {
+  Diagnoser d(rules, matcher);
+  d.beginSource(std::move(sourceName));
+  d.addText(text);
+  return d.finish();
+}
+
+}  // namespace denpex::core

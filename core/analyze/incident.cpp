@@ -1,0 +1,256 @@
+// The cross-rank incident: the initiating rank and failure, every rank's role (see incident.h).
+#include "core/analyze/incident.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include "core/parse/timestamp.h"
+
+
+namespace denpex::core {
+
+namespace {
+
+struct Event {
+  int rank;
+  size_t finding;
+  const Evidence* evidence;
+  std::optional<double> time;
+  bool rootClass;  // root or symptom by its rule (a failure of its own), not collateral
+};
+
+// Earlier in time where both have a time; otherwise earlier in the input.
+bool earlier(const Event& a, const Event& b) {
+  if (a.time && b.time && *a.time != *b.time) return *a.time < *b.time;
+  return std::tie(a.evidence->source, a.evidence->line) < std::tie(b.evidence->source, b.evidence->line);
+}
+
+}  // namespace
+
+Incident buildIncident(const std::vector<Finding>& findings, const LauncherTracker& launcher, const std::set<int>& ranksSeen) {
+  Incident inc;
+  std::vector<Event> events;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    bool rootClass = f.rule->role != Role::kCollateral;
+    for (const auto& [rank, ev] : f.rankEvidence) {
+      if (rank < 0) continue;
+      events.push_back({rank, i, &ev, timestampSeconds(ev.timestamp), rootClass});
+    }
+  }
+  std::set<int> world = ranksSeen;
+  world.erase(-1);
+  for (const auto& lf : launcher.failures())
+    if (lf.rank >= 0) world.insert(lf.rank);
+  for (const auto& e : events) world.insert(e.rank);
+  if (world.size() < 2 && launcher.failures().empty()) return inc;  // not a multi-rank run
+
+  if (events.empty()) {
+    // No failure carries a rank (an unprefixed log): the initiating failure can still be told
+    // from the collateral ones, but not which rank printed it.
+    const Finding* earliest = nullptr;
+    for (const auto& f : findings) {
+      if (f.rule->role == Role::kCollateral) continue;
+      if (!earliest || std::tie(f.evidence.front().source, f.evidence.front().line) <
+                           std::tie(earliest->evidence.front().source, earliest->evidence.front().line))
+        earliest = &f;
+    }
+    if (earliest) {
+      inc.initiatingFinding = static_cast<size_t>(earliest - findings.data());
+      inc.initiatingReason = "the log's lines carry no rank, so the rank that failed first cannot be named; the first "
+                             "failure that did not follow from another rank is \"" + verdict(*earliest) +
+                             "\" (run torchrun with --tee 3 or --log_dir to see which rank printed it)";
+    }
+    for (const auto& lf : launcher.failures()) {
+      if (lf.rank < 0 || std::any_of(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& r) { return r.rank == lf.rank; }))
+        continue;
+      RankRole role;
+      role.rank = lf.rank;
+      role.host = lf.host;
+      role.exitCode = lf.exitCode;
+      role.role = "unknown";
+      role.reason = "its lines carry no rank";
+      inc.ranks.push_back(role);
+    }
+    std::sort(inc.ranks.begin(), inc.ranks.end(), [](const RankRole& a, const RankRole& b) { return a.rank < b.rank; });
+    for (const auto& lf : launcher.failures())
+      if (lf.rootCause && !inc.launcherRootCause) inc.launcherRootCause = lf.rank;
+    if (inc.launcherRootCause && earliest)
+      inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
+                         " as the first observed failure; it picks by whole-second timestamps, so with an unprefixed log it cannot be confirmed";
+    return inc;
+  }
+
+  std::map<int, const Event*> first, firstRoot;
+  for (const auto& e : events) {
+    if (!first.count(e.rank) || earlier(e, *first[e.rank])) first[e.rank] = &e;
+    if (e.rootClass && (!firstRoot.count(e.rank) || earlier(e, *firstRoot[e.rank]))) firstRoot[e.rank] = &e;
+  }
+  std::map<int, const LauncherFailure*> launched;
+  for (const auto& lf : launcher.failures()) {
+    if (lf.rank < 0) continue;
+    if (!launched.count(lf.rank) || lf.rootCause) launched[lf.rank] = &lf;
+    if (lf.rootCause && !inc.launcherRootCause) inc.launcherRootCause = lf.rank;
+  }
+  std::set<long long> sigterm(launcher.sigtermPids().begin(), launcher.sigtermPids().end());
+
+  // 1. The earliest failure of its own kind (not one that only follows from another rank).
+  const Event* initiator = nullptr;
+  for (const auto& [rank, e] : firstRoot)
+    if (!initiator || earlier(*e, *initiator)) initiator = e;
+  if (initiator) {
+    inc.initiatingRank = initiator->rank;
+    inc.initiatingReason = "the earliest failure that did not follow from another rank";
+  } else {
+    // 2. A rank killed by a signal it did not get from the launcher (the OOM killer's SIGKILL).
+    for (const auto& [rank, lf] : launched) {
+      if (lf->exitCode && *lf->exitCode < 0 && !(lf->pid && sigterm.count(*lf->pid)) && *lf->exitCode != -15) {
+        inc.initiatingRank = rank;
+        inc.initiatingReason = "killed by " + (lf->signal.empty() ? "signal " + std::to_string(-*lf->exitCode) : lf->signal) +
+                               ", which the launcher did not send";
+        break;
+      }
+    }
+  }
+  if (!inc.initiatingRank && !launcher.desyncLagging().empty()) {
+    // 3a. PyTorch's own desync report names the lagging ranks.
+    auto lagging = launcher.desyncLagging();
+    std::sort(lagging.begin(), lagging.end());
+    inc.initiatingRank = lagging.front();
+    std::string list;
+    for (int r : lagging) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    inc.initiatingReason = "PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG) names rank" +
+                           std::string(lagging.size() > 1 ? "s [" + list + "]" : " " + list) +
+                           " as lagging behind the collective the others timed out in";
+  }
+  if (!inc.initiatingRank && !launcher.nccl().empty()) {
+    // 3. The NCCL watchdog's sequence numbers: the rank whose last enqueued collective is
+    // behind the others never joined the collective they are all waiting in.
+    std::optional<long long> lo, hi;
+    int laggard = -1;
+    for (const auto& [rank, st] : launcher.nccl()) {
+      if (!st.lastEnqueued) continue;
+      if (!lo || *st.lastEnqueued < *lo) {
+        lo = st.lastEnqueued;
+        laggard = rank;
+      }
+      if (!hi || *st.lastEnqueued > *hi) hi = st.lastEnqueued;
+    }
+    int behind = 0;
+    for (const auto& [rank, st] : launcher.nccl())
+      if (st.lastEnqueued && lo && *st.lastEnqueued == *lo) ++behind;
+    if (lo && hi && *lo < *hi && behind == 1) {
+      inc.initiatingRank = laggard;
+      inc.initiatingReason = "its last enqueued NCCL work (" + std::to_string(*lo) + ") is behind the other ranks' (" +
+                             std::to_string(*hi) + "): it never joined the collective they timed out in";
+    }
+  }
+  if (!inc.initiatingRank && !first.empty()) {
+    // 4. Everyone else reported a collateral failure: the rank that reported nothing hung.
+    std::vector<int> silent;
+    for (int r : world)
+      if (!first.count(r)) silent.push_back(r);
+    if (silent.size() == 1 || (!silent.empty() && silent.size() < world.size() / 2 + 1)) {
+      inc.initiatingRank = silent.front();
+      inc.initiatingReason = "it reported no error while the other ranks timed out or lost their connection to it (a hang or a silent exit)";
+    } else {
+      const Event* e = nullptr;
+      for (const auto& [rank, ev] : first)
+        if (!e || earlier(*ev, *e)) e = ev;
+      inc.initiatingRank = e->rank;
+      inc.initiatingReason = "the earliest failure in the log";
+    }
+  }
+
+  if (inc.initiatingRank) world.insert(*inc.initiatingRank);  // a silent rank named by the desync report
+  const Finding* initiatingFinding = initiator ? &findings[initiator->finding] : nullptr;
+  if (!initiatingFinding && inc.initiatingRank && launched.count(*inc.initiatingRank)) {
+    // Chosen from the launcher's table (a kill): the finding on that table entry's lines.
+    const LauncherFailure& lf = *launched[*inc.initiatingRank];
+    for (size_t i = 0; i < findings.size(); ++i) {
+      const Finding& f = findings[i];
+      const Evidence& a = f.evidence.front();
+      if (f.rule->role != Role::kCollateral && f.rankEvidence.empty() && a.source == lf.source && a.line >= lf.line &&
+          a.line <= lf.line + 10) {
+        inc.initiatingFinding = i;
+        break;
+      }
+    }
+  }
+  std::string initTitle = initiatingFinding ? verdict(*initiatingFinding) : "";
+  for (int r : world) {
+    RankRole role;
+    role.rank = r;
+    if (launched.count(r)) {
+      role.host = launched[r]->host;
+      role.exitCode = launched[r]->exitCode;
+    }
+    const Event* e = first.count(r) ? first[r] : nullptr;
+    if (e) {
+      const Finding& f = findings[e->finding];
+      role.failure = f.rule->id;
+      role.title = verdict(f);
+      role.time = e->evidence->timestamp;
+      role.hasEvidence = true;
+      role.source = e->evidence->source;
+      role.line = e->evidence->line;
+    }
+    bool launcherKilled = launched.count(r) && launched[r]->pid && sigterm.count(*launched[r]->pid);
+    if (inc.initiatingRank && r == *inc.initiatingRank) {
+      role.role = "initiator";
+      role.reason = inc.initiatingReason;
+      if (!e && launched.count(r) && launched[r]->exitCode)
+        role.title = "exit code " + std::to_string(*launched[r]->exitCode) +
+                     (launched[r]->signal.empty() ? "" : " (" + launched[r]->signal + ")");
+    } else if (!e) {
+      role.role = launcherKilled || (role.exitCode && *role.exitCode == -15) ? "collateral" : "no-error";
+      role.reason = role.role == "collateral" ? "stopped by the launcher (SIGTERM) after rank " +
+                                                    std::to_string(inc.initiatingRank.value_or(-1)) + " failed"
+                                              : "printed no failure";
+    } else if (!e->rootClass || !firstRoot.count(r)) {
+      role.role = "collateral";
+      role.reason = role.title + ", after rank " + std::to_string(inc.initiatingRank.value_or(-1)) + " failed";
+      auto nccl = launcher.nccl().find(r);
+      if (nccl != launcher.nccl().end() && nccl->second.firstToDump)
+        role.reason += " (its watchdog fired first: it noticed the hang, it did not cause it)";
+    } else if (initiatingFinding && findings[firstRoot[r]->finding].rule->id == initiatingFinding->rule->id &&
+               findings[firstRoot[r]->finding].messageTemplate == initiatingFinding->messageTemplate) {
+      role.role = "independent";
+      role.reason = "the same failure as rank " + std::to_string(*inc.initiatingRank) + ", on its own";
+    } else if (initiator && earlier(*initiator, *firstRoot[r])) {
+      role.role = "collateral";
+      role.reason = role.title + ", after rank " + std::to_string(*inc.initiatingRank) + " failed with " + initTitle;
+    } else {
+      role.role = "independent";
+      role.reason = "a failure of its own";
+    }
+    inc.ranks.push_back(role);
+  }
+
+  // Findings on collateral ranks only, that came after the initiator, are collateral too.
+  if (initiatingFinding) inc.initiatingFinding = initiator->finding;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    if (inc.initiatingFinding == i || f.rankEvidence.empty()) continue;
+    bool allCollateral = true;
+    for (const auto& [rank, ev] : f.rankEvidence) {
+      auto it = std::find_if(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& rr) { return rr.rank == rank; });
+      if (it == inc.ranks.end() || it->role != "collateral") allCollateral = false;
+    }
+    if (allCollateral && f.rule->role != Role::kCollateral && inc.initiatingRank)
+      inc.collateralFindings[i] = "follows from rank " + std::to_string(*inc.initiatingRank) + "'s failure";
+  }
+
+  if (inc.launcherRootCause && inc.initiatingRank && *inc.launcherRootCause != *inc.initiatingRank) {
+    inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
+                       " as the first observed failure, but rank " + std::to_string(*inc.launcherRootCause) +
+                       "'s failure followed from rank " + std::to_string(*inc.initiatingRank) +
+                       " (torchrun orders failures by whole-second timestamps and knows nothing of collateral failures)";
+  }
+  return inc;
+}
+
+}  // namespace denpex::core

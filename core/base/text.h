@@ -1,0 +1,77 @@
+// Small text helpers that every stage of the pipeline needs: ASCII classes, trimming, reading
+// decimal digits and finding line boundaries. Byte-based and locale-free: training logs are
+// bytes, and `std::isdigit` on a negative char is undefined.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace denpex::core::text {
+
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool isLower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool isAlnum(char c) { return isDigit(c) || isAlpha(c); }
+inline bool isIdent(char c) { return isAlnum(c) || c == '_'; }
+inline bool isXDigit(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+inline char toLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+inline bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+inline bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Without spaces and tabs at both ends (and a '\r' at the end).
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+// Without spaces and tabs at the end.
+inline std::string_view trimRight(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// True when s[at, at+n) are all decimal digits (false when the range runs past the end).
+inline bool digitsAt(std::string_view s, size_t at, size_t n) {
+  if (at > s.size() || n > s.size() - at) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!isDigit(s[at + i])) return false;
+  return true;
+}
+
+// Reads at most `maxDigits` decimal digits at s[i...] into `value`; returns how many were read
+// (0: no digit there, and `value` is 0).
+inline size_t readInt(std::string_view s, size_t i, long long& value, size_t maxDigits = 9) {
+  size_t j = i;
+  value = 0;
+  while (j < s.size() && isDigit(s[j]) && j - i < maxDigits) value = value * 10 + (s[j++] - '0');
+  return j - i;
+}
+
+// The value of exactly `n` digits at s[at...]; the caller has checked them with digitsAt.
+inline int fixedInt(std::string_view s, size_t at, size_t n) {
+  int v = 0;
+  for (size_t i = 0; i < n; ++i) v = v * 10 + (s[at + i] - '0');
+  return v;
+}
+
+// Line boundaries around a byte offset of a text.
+inline size_t lineBegin(std::string_view text, size_t offset) {
+  size_t nl = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  return nl == std::string_view::npos ? 0 : nl + 1;
+}
+inline size_t lineEnd(std::string_view text, size_t offset) {
+  size_t nl = text.find('\n', offset);
+  return nl == std::string_view::npos ? text.size() : nl;
+}
+// The 1-based line number of a byte offset.
+inline int lineNumber(std::string_view text, size_t offset) {
+  int n = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') ++n;
+  return n;
+}
+
+}  // namespace denpex::core::text

@@ -1,0 +1,28 @@
+// What the planner's edit kinds share: the plan's title, literal values, indentation. Internal
+// to core/fix.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/fix/planner.h"
+#include "core/fix/python_calls.h"
+#include "core/rules/rule.h"
+
+namespace denpex::core::fix_detail {
+
+// The file name of a path (after the last '/' or '\\').
+std::string baseName(const std::string& path);
+// The spaces and tabs that begin the line holding `offset`.
+std::string indentOf(std::string_view text, size_t offset);
+// A Python or JSON numeric literal (underscores allowed, as Python does); nullopt otherwise.
+std::optional<double> numericLiteral(std::string_view text);
+// The plan's title: the rule's edit title with {callee} filled in, and where it applies.
+std::string formatTitle(const EditSpec& spec, const std::string& callee, const std::string& where);
+
+// One plan per edit kind; both are pure.
+FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const PythonCall& call);
+std::optional<FixPlan> planJson(const EditSpec& spec, const SourceFile& file);
+
+}  // namespace denpex::core::fix_detail

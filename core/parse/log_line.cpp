@@ -1,0 +1,132 @@
+// One line of a log: its launcher prefix (which rank or host printed it), its timestamp and
+// the message after them (see log_line.h).
+#include "core/parse/log_line.h"
+
+#include <cctype>
+
+#include "core/base/text.h"
+#include "core/parse/timestamp.h"
+
+namespace denpex::core {
+namespace {
+
+using text::isDigit;
+using text::readInt;
+
+// Launcher prefixes. Returns the length of the prefix consumed, 0 when there is none.
+size_t parsePrefix(std::string_view s, int& rank) {
+  long long n = 0;
+  // torchrun --tee: "[rank3]:" (torch >= 2.2) or "[default3]:" (older)
+  for (std::string_view tag : {std::string_view("[rank"), std::string_view("[default")}) {
+    if (s.substr(0, tag.size()) == tag) {
+      size_t d = readInt(s, tag.size(), n);
+      size_t p = tag.size() + d;
+      if (d > 0 && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
+        rank = static_cast<int>(n);
+        return p + 2;
+      }
+    }
+  }
+  // mpirun --tag-output: "[1,3]<stderr>:" or "[1,3]<stdout>:"
+  if (s.size() > 1 && s[0] == '[') {
+    long long job = 0;
+    size_t d1 = readInt(s, 1, job);
+    if (d1 > 0 && 1 + d1 < s.size() && s[1 + d1] == ',') {
+      size_t d2 = readInt(s, 2 + d1, n);
+      size_t p = 2 + d1 + d2;
+      if (d2 > 0 && p < s.size() && s[p] == ']') {
+        ++p;
+        for (std::string_view stream : {std::string_view("<stderr>:"), std::string_view("<stdout>:"),
+                                        std::string_view("<stddiag>:")}) {
+          if (s.substr(p, stream.size()) == stream) {
+            rank = static_cast<int>(n);
+            return p + stream.size();
+          }
+        }
+      }
+    }
+  }
+  // srun --label: "3: " with the task id right-aligned ("  3: ") when there are 10 or more.
+  size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  size_t d = readInt(s, i, n);
+  if (d > 0 && d <= 5 && i + d + 1 < s.size() && s[i + d] == ':' && s[i + d + 1] == ' ') {
+    rank = static_cast<int>(n);
+    return i + d + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+
+// pdsh and the DeepSpeed launcher prefix each line with the host: "worker-3: ", "gpu-node07: ".
+// A host here is lower case with a digit, so exception names ("RuntimeError: ") never match.
+size_t parseHostPrefix(std::string_view s, std::string& host) {
+  size_t i = 0;
+  bool digit = false;
+  while (i < s.size() && i < 64) {
+    char c = s[i];
+    if (c == ':') break;
+    if (!(std::islower(static_cast<unsigned char>(c)) || isDigit(c) || c == '-' || c == '.' || c == '_')) return 0;
+    digit |= isDigit(c);
+    ++i;
+  }
+  if (i == 0 || !digit || i + 1 >= s.size() || s[i] != ':' || s[i + 1] != ' ') return 0;
+  if (!std::islower(static_cast<unsigned char>(s[0]))) return 0;
+  host = std::string(s.substr(0, i));
+  return i + 1;
+}
+
+// A rank named by the message itself: "[Rank 3]" (DeepSpeed's log_dist, NCCL's watchdog),
+// "[rank3]", or "Rank 3:" / "rank 3:" at the start.
+int rankFromText(std::string_view m) {
+  long long n = 0;
+  for (std::string_view tag : {std::string_view("[Rank "), std::string_view("[rank "), std::string_view("[Rank"),
+                               std::string_view("[rank")}) {
+    size_t at = m.find(tag);
+    if (at == std::string_view::npos) continue;
+    size_t d = readInt(m, at + tag.size(), n);
+    if (d > 0 && at + tag.size() + d < m.size() && m[at + tag.size() + d] == ']') return static_cast<int>(n);
+  }
+  // The NCCL watchdog's prefix: "[PG ID 0 PG GUID 0(default_pg) Rank 2]" or "[PG 0 Rank 2]".
+  if (m.rfind("[PG ", 0) == 0) {
+    size_t close = m.find(']');
+    size_t at = m.rfind(" Rank ", close);
+    if (close != std::string_view::npos && at != std::string_view::npos) {
+      size_t d = readInt(m, at + 6, n);
+      if (d > 0 && at + 6 + d == close) return static_cast<int>(n);
+    }
+  }
+  for (std::string_view tag : {std::string_view("Rank "), std::string_view("rank ")}) {
+    if (m.substr(0, tag.size()) != tag) continue;
+    size_t d = readInt(m, tag.size(), n);
+    if (d > 0 && tag.size() + d < m.size() && m[tag.size() + d] == ':') return static_cast<int>(n);
+  }
+  return -1;
+}
+
+}  // namespace
+
+ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
+  ParsedLine out;
+  out.source = source;
+  out.lineNo = lineNo;
+  out.clean = cleanLine(raw);
+  int rank = -1;
+  size_t p = parsePrefix(out.clean.text, rank);
+  if (p == 0) p = parseHostPrefix(out.clean.text, out.host);
+  if (rank < 0) rank = rankFromText(std::string_view(out.clean.text).substr(p));
+  out.rank = rank;
+  std::string_view rest = std::string_view(out.clean.text).substr(p);
+  // torchrun and srun leave one space between the prefix and the message.
+  if (p > 0 && !rest.empty() && rest[0] == ' ') ++p;
+  out.messageBegin = p;
+  std::string_view message = std::string_view(out.clean.text).substr(p);
+  if (auto ts = matchTimestamp(message)) out.timestamp = std::string(message.substr(ts->begin, ts->end - ts->begin));
+  return out;
+}
+
+
+}  // namespace denpex::core

@@ -1,0 +1,32 @@
+// One line of a training log, independent of any rule: the launcher prefix (which rank or host
+// printed it), a timestamp, and the message that follows. Parsing never fails: a line that fits
+// no format is a plain message. Pure functions; safe to call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/parse/log_text.h"
+
+namespace denpex::core {
+
+// One line after cleaning. Offsets in `message*` are into `clean.text`.
+struct ParsedLine {
+  uint32_t source = 0;    // which input (file) the line came from
+  uint64_t lineNo = 0;    // 0-based line number in that input
+  CleanLine clean;
+  int rank = -1;          // -1: the line carries no rank
+  std::string host;       // set by launchers that prefix a host name
+  std::string timestamp;  // as printed, empty when none
+  size_t messageBegin = 0;
+
+  std::string_view message() const {
+    return std::string_view(clean.text).substr(std::min(messageBegin, clean.text.size()));
+  }
+};
+
+// Parses the launcher prefix and timestamp of one raw line.
+ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo);
+
+}  // namespace denpex::core

@@ -1,0 +1,155 @@
+// Line index, column conversions and terminal-noise cleaning (see log_text.h).
+#include "core/parse/log_text.h"
+
+#include <algorithm>
+
+namespace denpex::core {
+namespace {
+
+// Length of the UTF-8 sequence starting at s[i], or 1 for an invalid or truncated one.
+size_t sequenceLength(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+  if (i + len > s.size()) return 1;
+  for (size_t k = 1; k < len; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+  }
+  return len;
+}
+
+std::string_view dropCr(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+uint32_t utf16Column(std::string_view line, size_t byteColumn) {
+  byteColumn = std::min(byteColumn, line.size());
+  uint32_t units = 0;
+  for (size_t i = 0; i < byteColumn;) {
+    size_t len = sequenceLength(line, i);
+    units += len == 4 ? 2 : 1;  // code points above U+FFFF take a surrogate pair
+    i += len;
+  }
+  return units;
+}
+
+size_t byteColumnFromUtf16(std::string_view line, uint32_t utf16Col) {
+  uint32_t units = 0;
+  size_t i = 0;
+  while (i < line.size() && units < utf16Col) {
+    size_t len = sequenceLength(line, i);
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return i;
+}
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  starts_.push_back(0);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') starts_.push_back(i + 1);
+  }
+}
+
+size_t LineIndex::lineStart(size_t line) const {
+  return line < starts_.size() ? starts_[line] : text_.size();
+}
+
+std::string_view LineIndex::lineText(size_t line) const {
+  if (line >= starts_.size()) return {};
+  size_t begin = starts_[line];
+  size_t end = line + 1 < starts_.size() ? starts_[line + 1] - 1 : text_.size();
+  return dropCr(text_.substr(begin, end - begin));
+}
+
+size_t LineIndex::lineOf(size_t offset) const {
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
+  return static_cast<size_t>(it - starts_.begin()) - 1;
+}
+
+TextPosition LineIndex::toPosition(size_t offset, PositionEncoding enc) const {
+  offset = std::min(offset, text_.size());
+  size_t line = lineOf(offset);
+  size_t col = offset - starts_[line];
+  std::string_view text = lineText(line);
+  uint32_t character = enc == PositionEncoding::kUtf16
+                           ? utf16Column(text, col)
+                           : static_cast<uint32_t>(std::min(col, text.size()));
+  return {static_cast<uint32_t>(line), character};
+}
+
+size_t LineIndex::toOffset(TextPosition pos, PositionEncoding enc) const {
+  if (pos.line >= starts_.size()) return text_.size();
+  std::string_view text = lineText(pos.line);
+  size_t col = enc == PositionEncoding::kUtf16 ? byteColumnFromUtf16(text, pos.character)
+                                               : std::min<size_t>(pos.character, text.size());
+  return starts_[pos.line] + col;
+}
+
+namespace {
+
+// Appends the bytes of raw[begin, end) that are not part of an escape sequence.
+void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& out) {
+  size_t i = begin;
+  while (i < end) {
+    unsigned char c = static_cast<unsigned char>(raw[i]);
+    if (c == 0x1B && i + 1 < end) {
+      char kind = raw[i + 1];
+      size_t j = i + 2;
+      if (kind == '[') {  // CSI: parameters, intermediates, one final byte
+        while (j < end && static_cast<unsigned char>(raw[j]) >= 0x20 &&
+               static_cast<unsigned char>(raw[j]) <= 0x3F)
+          ++j;
+        if (j < end) ++j;
+      } else if (kind == ']') {  // OSC: up to BEL or ESC '\'
+        while (j < end && raw[j] != '\a' && !(raw[j] == 0x1B && j + 1 < end && raw[j + 1] == '\\'))
+          ++j;
+        if (j < end) j += raw[j] == '\a' ? 1 : 2;
+      }
+      i = std::min(j, end);
+      continue;
+    }
+    if (c == 0x1B || c == '\b') {
+      ++i;
+      continue;
+    }
+    out.text.push_back(static_cast<char>(c));
+    out.origin.push_back(static_cast<uint32_t>(i));
+    ++i;
+  }
+}
+
+}  // namespace
+
+CleanLine cleanLine(std::string_view raw) {
+  CleanLine out;
+  size_t end = raw.size();
+  while (end > 0 && (raw[end - 1] == '\r' || raw[end - 1] == '\n')) --end;
+  bool noisy = false;
+  for (size_t i = 0; i < end && !noisy; ++i) noisy = raw[i] == '\x1b' || raw[i] == '\r' || raw[i] == '\b';
+  if (!noisy) {
+    out.text.assign(raw.substr(0, end));  // nothing to clean: the identity mapping
+    return out;
+  }
+  // A progress bar redraws with '\r': what the terminal finally shows is the last segment that
+  // has visible text.
+  size_t segEnd = end;
+  while (true) {
+    size_t cr = segEnd == 0 ? std::string_view::npos : raw.rfind('\r', segEnd - 1);
+    size_t segBegin = cr == std::string_view::npos ? 0 : cr + 1;
+    out.text.clear();
+    out.origin.clear();
+    appendVisible(raw, segBegin, segEnd, out);
+    bool visible = std::any_of(out.text.begin(), out.text.end(),
+                               [](char ch) { return ch != ' ' && ch != '\t'; });
+    if (visible || cr == std::string_view::npos) {
+      out.origin.push_back(static_cast<uint32_t>(segEnd));
+      return out;
+    }
+    segEnd = cr;
+  }
+}
+
+}  // namespace denpex::core

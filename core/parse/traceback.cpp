@@ -1,0 +1,168 @@
+// Python tracebacks, followed line by line per input and rank (see traceback.h).
+#include "core/parse/traceback.h"
+
+#include <cstddef>
+
+#include <cctype>
+
+#include "core/base/text.h"
+
+namespace denpex::core {
+namespace {
+using text::isIdent;
+using text::readInt;
+using text::trimRight;
+}  // namespace
+
+bool isUserFile(std::string_view path) {
+  for (std::string_view marker :
+       {std::string_view("site-packages"), std::string_view("dist-packages"),
+        std::string_view("/lib/python"), std::string_view("\\lib\\python"),
+        std::string_view("<frozen"), std::string_view("<string>"), std::string_view("<stdin>")}) {
+    if (path.find(marker) != std::string_view::npos) return false;
+  }
+  return !path.empty();
+}
+
+const Frame* Traceback::userFrame() const {
+  for (auto rec = chain.rbegin(); rec != chain.rend(); ++rec) {
+    for (auto frame = rec->frames.rbegin(); frame != rec->frames.rend(); ++frame) {
+      if (frame->user) return &*frame;
+    }
+  }
+  return nullptr;
+}
+
+TracebackTracker::Open* TracebackTracker::find(uint32_t source, int rank) {
+  for (auto& open : open_)
+    if (open.source == source && open.rank == rank) return &open;
+  return nullptr;
+}
+
+void TracebackTracker::emit(Open& open, std::vector<Traceback>& done) {
+  if (!open.tb.chain.empty() && !open.tb.chain.back().type.empty()) done.push_back(std::move(open.tb));
+  size_t index = static_cast<size_t>(&open - open_.data());
+  open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+namespace {
+
+bool parseFrame(std::string_view msg, Frame& frame) {
+  // '  File "train.py", line 42, in main'
+  size_t i = msg.find_first_not_of(' ');
+  if (i == std::string_view::npos || msg.substr(i, 6) != "File \"") return false;
+  size_t q = msg.find("\", line ", i + 6);
+  if (q == std::string_view::npos) return false;
+  frame.file = std::string(msg.substr(i + 6, q - (i + 6)));
+  long long n = 0;
+  size_t d = readInt(msg, q + 8, n);
+  if (d == 0) return false;
+  frame.line = static_cast<int>(n);
+  size_t in = msg.find(", in ", q + 8 + d);
+  if (in != std::string_view::npos) frame.function = std::string(trimRight(msg.substr(in + 5)));
+  frame.user = isUserFile(frame.file);
+  return true;
+}
+
+bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
+  msg = trimRight(msg);
+  if (msg.empty() || msg[0] == ' ' || msg[0] == '\t') return false;
+  size_t i = 0;
+  while (i < msg.size() && (isIdent(msg[i]) || msg[i] == '.')) ++i;
+  if (i == 0 || !(std::isalpha(static_cast<unsigned char>(msg[0])) || msg[0] == '_')) return false;
+  if (i < msg.size() && msg[i] != ':') return false;
+  rec.type = std::string(msg.substr(0, i));
+  if (i < msg.size()) {
+    size_t m = i + 1;
+    while (m < msg.size() && msg[m] == ' ') ++m;
+    rec.message = std::string(msg.substr(m));
+  }
+  return true;
+}
+
+constexpr std::string_view kHeader = "Traceback (most recent call last):";
+
+bool isChainMarker(std::string_view msg) {
+  // torch.multiprocessing.spawn re-raises a child's error in the parent as
+  // "ProcessRaisedException:" followed by "-- Process 1 terminated with the following error:"
+  // and the child's traceback: one failure, the child's.
+  if (msg.rfind("-- Process ", 0) == 0 && msg.find("terminated with the following error:") != std::string_view::npos)
+    return true;
+  return msg == "During handling of the above exception, another exception occurred:" ||
+         msg == "The above exception was the direct cause of the following exception:";
+}
+
+}  // namespace
+
+void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {
+  std::string_view msg = trimRight(line.message());
+  Open* open = find(line.source, line.rank);
+  if (msg == kHeader) {
+    if (open && !open->awaitingChain) {
+      emit(*open, done);
+      open = nullptr;
+    }
+    if (!open) {
+      open_.push_back({});
+      open = &open_.back();
+      open->rank = line.rank;
+      open->source = line.source;
+      open->tb.source = line.source;
+      open->tb.rank = line.rank;
+      open->tb.firstLine = line.lineNo;
+      open->tb.timestamp = line.timestamp;
+    }
+    open->tb.chain.push_back({});
+    open->awaitingChain = false;
+    open->tb.lastLine = line.lineNo;
+    return;
+  }
+  if (!open) return;
+  ExceptionRecord& rec = open->tb.chain.back();
+  if (!rec.type.empty()) {
+    // The block ended with its exception line; only a chain marker or blank lines continue it.
+    if (msg.empty()) return;
+    if (isChainMarker(msg)) {
+      open->awaitingChain = true;
+      open->tb.lastLine = line.lineNo;
+      return;
+    }
+    if (open->awaitingChain) return;
+    emit(*open, done);
+    return;
+  }
+  Frame frame;
+  if (parseFrame(msg, frame)) {
+    frame.source = line.source;
+    frame.logLine = line.lineNo;
+    rec.frames.push_back(std::move(frame));
+    open->tb.lastLine = line.lineNo;
+    return;
+  }
+  if (msg.empty() || msg[0] == ' ' || msg[0] == '\t' || msg[0] == '[') {
+    // Source lines, caret markers, "[Previous line repeated N more times]".
+    open->tb.lastLine = line.lineNo;
+    return;
+  }
+  if (parseExceptionLine(msg, rec)) {
+    rec.line = line.lineNo;
+    rec.begin = line.clean.toRaw(line.messageBegin);
+    rec.end = line.clean.toRawEnd(line.messageBegin + msg.size());
+    open->tb.lastLine = line.lineNo;
+    return;
+  }
+  // Something else interrupted the block before its exception line: it cannot be diagnosed as
+  // a traceback, and its lines stay plain messages.
+  emit(*open, done);
+}
+
+void TracebackTracker::flush(std::vector<Traceback>& done) {
+  while (!open_.empty()) {
+    Open& open = open_.back();
+    if (!open.tb.chain.empty() && open.tb.chain.back().type.empty() && open.tb.chain.size() > 1)
+      open.tb.chain.pop_back();
+    emit(open, done);
+  }
+}
+
+}  // namespace denpex::core

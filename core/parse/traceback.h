@@ -1,0 +1,72 @@
+// Python tracebacks (chained ones included) followed line by line, per input and rank: lines of
+// different ranks may interleave. A TracebackTracker is a plain value: copyable, not
+// thread-safe, owned by one diagnoser.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/parse/log_line.h"
+
+namespace denpex::core {
+
+struct Frame {
+  std::string file;
+  int line = 0;
+  std::string function;
+  uint32_t source = 0;
+  uint64_t logLine = 0;
+  bool user = false;  // not the standard library, site-packages or dist-packages
+};
+
+// True for a path that is the user's own code rather than an installed library.
+bool isUserFile(std::string_view path);
+
+struct ExceptionRecord {
+  std::vector<Frame> frames;
+  std::string type;     // e.g. "RuntimeError", "torch.cuda.OutOfMemoryError"
+  std::string message;  // first line of the message
+  uint64_t line = 0;    // log line of "Type: message"
+  uint32_t begin = 0;   // byte columns of "Type: message" in the raw line
+  uint32_t end = 0;
+};
+
+struct Traceback {
+  uint32_t source = 0;
+  int rank = -1;
+  uint64_t firstLine = 0;
+  uint64_t lastLine = 0;
+  std::string timestamp;
+  // Oldest first: with chained exceptions the last entry is the one that ended the program.
+  std::vector<ExceptionRecord> chain;
+
+  const ExceptionRecord& final() const { return chain.back(); }
+  // The innermost user frame of the final exception, else of the exceptions before it.
+  const Frame* userFrame() const;
+};
+
+// Follows traceback blocks line by line. One tracker serves all ranks; lines of different ranks
+// may interleave. Finished tracebacks are appended to `done`. Copyable, so that a diagnosis can
+// be taken from a snapshot while the log keeps growing.
+class TracebackTracker {
+ public:
+  void add(const ParsedLine& line, std::vector<Traceback>& done);
+  // Finishes blocks still open (a log cut off mid-traceback).
+  void flush(std::vector<Traceback>& done);
+
+ private:
+  struct Open {
+    int rank = -1;
+    uint32_t source = 0;
+    Traceback tb;
+    bool awaitingChain = false;  // saw "During handling..." and waits for the next Traceback
+  };
+  Open* find(uint32_t source, int rank);
+  void emit(Open& open, std::vector<Traceback>& done);
+
+  std::vector<Open> open_;
+};
+
+}  // namespace denpex::core

@@ -1,0 +1,67 @@
+// One RE2::Set pass, then the hit patterns' own RE2s (see matcher.h).
+#include "core/rules/matcher.h"
+
+#include <algorithm>
+
+namespace denpex::core {
+namespace {
+
+RE2::Options patternOptions() {
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  opts.set_max_mem(64 << 20);
+  return opts;
+}
+
+}  // namespace
+
+Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED) {
+  for (size_t r = 0; r < rules.rules().size(); ++r) {
+    const Rule& rule = *rules.rules()[r];
+    for (size_t s = 0; s < rule.signals.size(); ++s) {
+      const Signal& sig = rule.signals[s];
+      if (sig.pattern.empty()) continue;
+      auto re = std::make_unique<RE2>(sig.pattern, patternOptions());
+      if (!re->ok()) continue;  // the loader already rejected it; never reached for loaded rules
+      std::string error;
+      if (set_.Add(sig.pattern, &error) < 0) continue;
+      owners_.emplace_back(r, static_cast<int>(s));
+      patterns_.push_back(std::move(re));
+    }
+  }
+  compiled_ = set_.Compile();
+}
+
+void Matcher::addHit(size_t pattern, std::string_view message, std::vector<Hit>& out) const {
+  const RE2& re = *patterns_[pattern];
+  int groups = re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
+  re2::StringPiece text(message.data(), message.size());
+  if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), groups + 1)) return;
+  Hit hit;
+  hit.rule = owners_[pattern].first;
+  hit.signal = owners_[pattern].second;
+  hit.begin = static_cast<size_t>(sub[0].data() - message.data());
+  hit.end = hit.begin + sub[0].size();
+  for (const auto& [name, index] : re.NamedCapturingGroups()) {
+    if (sub[index].data() != nullptr) hit.captures.emplace_back(name, std::string(sub[index]));
+  }
+  std::sort(hit.captures.begin(), hit.captures.end());
+  out.push_back(std::move(hit));
+}
+
+void Matcher::match(std::string_view message, std::vector<Hit>& out) const {
+  if (owners_.empty()) return;
+  std::vector<int> indices;
+  RE2::Set::ErrorInfo info{RE2::Set::kNoError};
+  bool any = compiled_ && set_.Match(re2::StringPiece(message.data(), message.size()), &indices, &info);
+  if (!compiled_ || (!any && info.kind != RE2::Set::kNoError)) {
+    // Out of memory (or an uncompiled set): a miss must not look like "no match".
+    for (size_t p = 0; p < patterns_.size(); ++p) addHit(p, message, out);
+    return;
+  }
+  std::sort(indices.begin(), indices.end());
+  for (int index : indices) addHit(static_cast<size_t>(index), message, out);
+}
+
+}  // namespace denpex::core

@@ -1,0 +1,47 @@
+// Matcher: every rule's patterns compiled once, matched in one pass per message.
+//
+// One RE2::Set over all pattern signals says which signals a message hits; only those signals'
+// own RE2s then run to find the span and the named captures. A Matcher is immutable after
+// construction and may be shared between threads.
+#pragma once
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/rules/rule.h"
+
+namespace denpex::core {
+
+class Matcher {
+ public:
+  struct Hit {
+    size_t rule = 0;  // index into RuleSet::rules()
+    int signal = 0;   // index into Rule::signals
+    size_t begin = 0, end = 0;  // byte span in the message
+    std::vector<std::pair<std::string, std::string>> captures;  // named groups that matched
+  };
+
+  explicit Matcher(const RuleSet& rules);
+
+  // Appends the hits of `message` to `out`, ordered by (rule, signal). Never fails: when the
+  // set runs out of memory on a pathological line, each pattern is tried one by one instead.
+  void match(std::string_view message, std::vector<Hit>& out) const;
+
+  size_t patternCount() const { return owners_.size(); }
+
+ private:
+  void addHit(size_t pattern, std::string_view message, std::vector<Hit>& out) const;
+
+  RE2::Set set_;
+  bool compiled_ = false;
+  std::vector<std::pair<size_t, int>> owners_;  // pattern index -> (rule, signal)
+  std::vector<std::unique_ptr<RE2>> patterns_;
+};
+
+}  // namespace denpex::core

@@ -1,0 +1,431 @@
+// Loads rule files (YAML) into Rule values, with errors that name file and line.
+// yaml-cpp exceptions are caught here and nowhere else.
+#include <re2/re2.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "core/rules/rule.h"
+
+namespace denpex::core {
+
+const char* toString(Severity s) {
+  switch (s) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "info";
+  }
+  return "error";
+}
+
+const char* toString(Role r) {
+  switch (r) {
+    case Role::kRoot: return "root";
+    case Role::kSymptom: return "symptom";
+    case Role::kCollateral: return "collateral";
+  }
+  return "root";
+}
+
+const char* toString(MetricTest t) {
+  switch (t) {
+    case MetricTest::kNonfinite: return "nonfinite";
+    case MetricTest::kStableBeforeNonfinite: return "stable-before-nonfinite";
+    case MetricTest::kGrowsBeforeNonfinite: return "grows-before-nonfinite";
+    case MetricTest::kFallsToMinimum: return "falls-to-minimum";
+  }
+  return "nonfinite";
+}
+
+std::string RuleError::format() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line);
+  return out + ": " + message;
+}
+
+int Rule::signalIndex(const std::string& name) const {
+  for (size_t i = 0; i < signals.size(); ++i)
+    if (signals[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+// Thrown inside the loader only, turned into a RuleError at its boundary.
+struct LoadError {
+  int line;
+  std::string message;
+};
+
+int lineOf(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+
+std::string scalar(const YAML::Node& node, const std::string& field) {
+  if (!node.IsScalar()) throw LoadError{lineOf(node), "'" + field + "' must be a string"};
+  return node.as<std::string>();
+}
+
+std::vector<std::string> stringList(const YAML::Node& node, const std::string& field) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.as<std::string>());
+    return out;
+  }
+  if (!node.IsSequence()) throw LoadError{lineOf(node), "'" + field + "' must be a list of strings"};
+  for (const auto& item : node) out.push_back(scalar(item, field));
+  return out;
+}
+
+void checkKeys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& what) {
+  for (const auto& kv : map) {
+    std::string key = kv.first.as<std::string>();
+    if (!allowed.count(key)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw LoadError{lineOf(kv.first), "unknown field '" + key + "' in " + what + " (expected one of: " + list + ")"};
+    }
+  }
+}
+
+// --- the condition language: `a and not (b or c)` -------------------------------------------
+
+class ConditionParser {
+ public:
+  ConditionParser(const std::string& text, const Rule& rule, int line)
+      : text_(text), rule_(rule), line_(line) {}
+
+  Condition parse() {
+    Condition c = parseOr();
+    skipSpace();
+    if (pos_ < text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
+    return c;
+  }
+
+ private:
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  std::string peekWord() {
+    skipSpace();
+    size_t end = pos_;
+    while (end < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' || text_[end] == '-'))
+      ++end;
+    return text_.substr(pos_, end - pos_);
+  }
+  [[noreturn]] void fail(const std::string& why) {
+    throw LoadError{line_, "condition '" + text_ + "': " + why};
+  }
+  Condition parseOr() {
+    Condition left = parseAnd();
+    while (peekWord() == "or") {
+      pos_ += 2;
+      Condition node{Condition::Op::kOr, -1, {std::move(left), parseAnd()}};
+      left = std::move(node);
+    }
+    return left;
+  }
+  Condition parseAnd() {
+    Condition left = parseNot();
+    while (peekWord() == "and") {
+      pos_ += 3;
+      Condition node{Condition::Op::kAnd, -1, {std::move(left), parseNot()}};
+      left = std::move(node);
+    }
+    return left;
+  }
+  Condition parseNot() {
+    if (peekWord() == "not") {
+      pos_ += 3;
+      return Condition{Condition::Op::kNot, -1, {parseNot()}};
+    }
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == '(') {
+      ++pos_;
+      Condition inner = parseOr();
+      skipSpace();
+      if (pos_ >= text_.size() || text_[pos_] != ')') fail("missing ')'");
+      ++pos_;
+      return inner;
+    }
+    std::string word = peekWord();
+    if (word.empty()) fail(pos_ < text_.size() ? "unexpected '" + text_.substr(pos_, 1) + "'" : "ends too early");
+    int index = rule_.signalIndex(word);
+    if (index < 0) fail("unknown signal '" + word + "'");
+    pos_ += word.size();
+    return Condition{Condition::Op::kSignal, index, {}};
+  }
+
+  const std::string& text_;
+  const Rule& rule_;
+  int line_;
+  size_t pos_ = 0;
+};
+
+std::optional<double> parseDouble(const std::string& text) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+Signal loadSignal(const std::string& name, const YAML::Node& node) {
+  Signal s;
+  s.name = name;
+  s.line = lineOf(node);
+  if (node.IsScalar()) {  // shorthand: `name: 'regex'`
+    s.pattern = node.as<std::string>();
+  } else if (node.IsMap()) {
+    checkKeys(node, {"pattern", "metric", "test", "min_count"}, "signal '" + name + "'");
+    if (node["pattern"]) s.pattern = scalar(node["pattern"], "pattern");
+    if (node["min_count"]) {
+      auto n = parseDouble(scalar(node["min_count"], "min_count"));
+      if (!n || *n < 1) throw LoadError{lineOf(node["min_count"]), "'min_count' must be a number >= 1"};
+      s.minCount = static_cast<int>(*n);
+    }
+    if (node["metric"]) {
+      s.metric = scalar(node["metric"], "metric");
+      static const std::set<std::string> kMetrics{"loss", "grad_norm", "lr", "loss_scale"};
+      if (!kMetrics.count(s.metric))
+        throw LoadError{lineOf(node["metric"]), "unknown metric '" + s.metric + "' (expected loss, grad_norm, lr or loss_scale)"};
+      std::string test = node["test"] ? scalar(node["test"], "test") : "nonfinite";
+      bool found = false;
+      for (MetricTest t : {MetricTest::kNonfinite, MetricTest::kStableBeforeNonfinite,
+                           MetricTest::kGrowsBeforeNonfinite, MetricTest::kFallsToMinimum}) {
+        if (test == toString(t)) {
+          s.test = t;
+          found = true;
+        }
+      }
+      if (!found)
+        throw LoadError{lineOf(node["test"]), "unknown metric test '" + test +
+                                                  "' (expected nonfinite, stable-before-nonfinite, grows-before-nonfinite or falls-to-minimum)"};
+    }
+    if (s.pattern.empty() == s.metric.empty())
+      throw LoadError{s.line, "signal '" + name + "' needs exactly one of 'pattern' or 'metric'"};
+  } else {
+    throw LoadError{s.line, "signal '" + name + "' must be a regex string or a map"};
+  }
+  if (!s.pattern.empty()) {
+    RE2::Options opts;
+    opts.set_log_errors(false);
+    RE2 re(s.pattern, opts);
+    if (!re.ok()) throw LoadError{s.line, "signal '" + name + "': invalid regex: " + re.error()};
+  }
+  return s;
+}
+
+EditSpec loadEdit(const YAML::Node& node) {
+  if (!node.IsMap()) throw LoadError{lineOf(node), "each edit must be a map"};
+  checkKeys(node, {"kind", "callees", "keyword", "position", "path", "when_path", "when_match", "value", "min_safe", "title"}, "edit");
+  EditSpec e;
+  e.line = lineOf(node);
+  std::string kind = node["kind"] ? scalar(node["kind"], "kind") : "";
+  if (kind == "python-keyword") {
+    e.kind = EditSpec::Kind::kPythonKeyword;
+    if (!node["callees"] || !node["keyword"])
+      throw LoadError{e.line, "a python-keyword edit needs 'callees' and 'keyword'"};
+    e.callees = stringList(node["callees"], "callees");
+    e.keyword = scalar(node["keyword"], "keyword");
+    if (node["position"]) {
+      auto p = parseDouble(scalar(node["position"], "position"));
+      if (!p || *p < 0) throw LoadError{lineOf(node["position"]), "'position' must be a number >= 0"};
+      e.position = static_cast<int>(*p);
+    }
+  } else if (kind == "json-key") {
+    e.kind = EditSpec::Kind::kJsonKey;
+    if (!node["path"]) throw LoadError{e.line, "a json-key edit needs 'path'"};
+    e.path = scalar(node["path"], "path");
+    if (node["when_path"]) e.whenPath = scalar(node["when_path"], "when_path");
+    if (node["when_match"]) e.whenMatch = scalar(node["when_match"], "when_match");
+  } else {
+    throw LoadError{e.line, "edit kind must be 'python-keyword' or 'json-key', not '" + kind + "'"};
+  }
+  if (!node["value"]) throw LoadError{e.line, "an edit needs 'value'"};
+  e.value = scalar(node["value"], "value");
+  if (node["min_safe"]) {
+    e.minSafe = parseDouble(scalar(node["min_safe"], "min_safe"));
+    if (!e.minSafe) throw LoadError{lineOf(node["min_safe"]), "'min_safe' must be a number"};
+  }
+  if (node["title"]) e.title = scalar(node["title"], "title");
+  return e;
+}
+
+Rule load(const RuleSource& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(source.text);
+  } catch (const YAML::ParserException& e) {
+    throw LoadError{e.mark.line + 1, "YAML syntax: " + e.msg};
+  }
+  if (!root.IsMap()) throw LoadError{0, "a rule file must be a YAML map"};
+  checkKeys(root,
+            {"id", "title", "category", "tags", "severity", "role", "priority", "systems",
+             "signals", "condition", "evidence", "fallback", "summary", "what_it_is", "observe",
+             "symptoms", "fingerprint", "root_cause", "mechanism", "confirm", "fix",
+             "prevention", "verify", "related", "references", "edits", "examples"},
+            "rule");
+  Rule r;
+  r.file = source.path;
+  for (const char* required : {"id", "title", "category", "summary"}) {
+    if (!root[required]) throw LoadError{0, std::string("missing required field '") + required + "'"};
+  }
+  r.id = scalar(root["id"], "id");
+  for (char c : r.id) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+      throw LoadError{lineOf(root["id"]), "id '" + r.id + "' may hold only a-z, 0-9 and '-'"};
+  }
+  r.title = scalar(root["title"], "title");
+  r.category = scalar(root["category"], "category");
+  r.summary = scalar(root["summary"], "summary");
+  if (root["tags"]) r.tags = stringList(root["tags"], "tags");
+  if (root["systems"]) r.systems = stringList(root["systems"], "systems");
+  if (root["severity"]) {
+    std::string s = scalar(root["severity"], "severity");
+    if (s == "error") r.severity = Severity::kError;
+    else if (s == "warning") r.severity = Severity::kWarning;
+    else if (s == "info") r.severity = Severity::kInfo;
+    else throw LoadError{lineOf(root["severity"]), "severity must be error, warning or info"};
+  }
+  if (root["role"]) {
+    std::string s = scalar(root["role"], "role");
+    if (s == "root") r.role = Role::kRoot;
+    else if (s == "symptom") r.role = Role::kSymptom;
+    else if (s == "collateral") r.role = Role::kCollateral;
+    else throw LoadError{lineOf(root["role"]), "role must be root, symptom or collateral"};
+  }
+  if (root["priority"]) {
+    auto p = parseDouble(scalar(root["priority"], "priority"));
+    if (!p) throw LoadError{lineOf(root["priority"]), "priority must be a number"};
+    r.priority = static_cast<int>(*p);
+  }
+  if (root["fallback"]) r.fallback = root["fallback"].as<bool>();
+
+  if (root["signals"]) {
+    const YAML::Node& sigs = root["signals"];
+    if (!sigs.IsMap()) throw LoadError{lineOf(sigs), "'signals' must be a map of name -> signal"};
+    for (const auto& kv : sigs) r.signals.push_back(loadSignal(kv.first.as<std::string>(), kv.second));
+  }
+  if (!r.fallback) {
+    if (r.signals.empty()) throw LoadError{0, "a rule needs 'signals' (or 'fallback: true')"};
+    if (!root["condition"]) throw LoadError{0, "missing required field 'condition'"};
+    r.conditionText = scalar(root["condition"], "condition");
+    r.condition = ConditionParser(r.conditionText, r, lineOf(root["condition"])).parse();
+  }
+  if (root["evidence"]) {
+    for (const auto& name : stringList(root["evidence"], "evidence")) {
+      int index = r.signalIndex(name);
+      if (index < 0) throw LoadError{lineOf(root["evidence"]), "evidence names unknown signal '" + name + "'"};
+      r.evidence.push_back(index);
+    }
+  } else {
+    for (size_t i = 0; i < r.signals.size(); ++i) r.evidence.push_back(static_cast<int>(i));
+  }
+
+  auto text = [&](const char* field, std::string& out) {
+    if (root[field]) out = scalar(root[field], field);
+  };
+  text("what_it_is", r.whatItIs);
+  text("fingerprint", r.fingerprint);
+  text("root_cause", r.rootCause);
+  text("mechanism", r.mechanism);
+  text("fix", r.fix);
+  text("verify", r.verify);
+  if (root["observe"]) r.observe = stringList(root["observe"], "observe");
+  if (root["confirm"]) r.confirm = stringList(root["confirm"], "confirm");
+  if (root["prevention"]) r.prevention = stringList(root["prevention"], "prevention");
+  if (root["related"]) r.related = stringList(root["related"], "related");
+  if (root["symptoms"]) {
+    if (!root["symptoms"].IsSequence()) throw LoadError{lineOf(root["symptoms"]), "'symptoms' must be a list"};
+    for (const auto& item : root["symptoms"]) {
+      if (!item.IsMap()) throw LoadError{lineOf(item), "each symptom is a map with 'symptom' and 'why'"};
+      checkKeys(item, {"symptom", "why"}, "symptom");
+      Symptom s;
+      if (item["symptom"]) s.symptom = scalar(item["symptom"], "symptom");
+      if (item["why"]) s.why = scalar(item["why"], "why");
+      r.symptoms.push_back(std::move(s));
+    }
+  }
+  if (root["references"]) {
+    if (!root["references"].IsSequence()) throw LoadError{lineOf(root["references"]), "'references' must be a list"};
+    for (const auto& item : root["references"]) {
+      Reference ref;
+      if (item.IsScalar()) {
+        ref.url = item.as<std::string>();
+      } else {
+        checkKeys(item, {"title", "url"}, "reference");
+        if (item["title"]) ref.title = scalar(item["title"], "title");
+        if (item["url"]) ref.url = scalar(item["url"], "url");
+      }
+      r.references.push_back(std::move(ref));
+    }
+  }
+  if (root["edits"]) {
+    if (!root["edits"].IsSequence()) throw LoadError{lineOf(root["edits"]), "'edits' must be a list"};
+    for (const auto& item : root["edits"]) r.edits.push_back(loadEdit(item));
+  }
+  if (root["examples"]) {
+    const YAML::Node& ex = root["examples"];
+    if (!ex.IsMap()) throw LoadError{lineOf(ex), "'examples' must be a map with 'match' and 'no_match'"};
+    checkKeys(ex, {"match", "no_match"}, "examples");
+    auto list = [&](const char* field, std::vector<Example>& out) {
+      if (!ex[field]) return;
+      auto items = stringList(ex[field], field);
+      for (size_t i = 0; i < items.size(); ++i)
+        out.push_back({std::string(field) + " #" + std::to_string(i + 1) + " (line " +
+                           std::to_string(lineOf(ex[field][i])) + ")",
+                       items[i]});
+    };
+    list("match", r.matchExamples);
+    list("no_match", r.noMatchExamples);
+  }
+  return r;
+}
+
+}  // namespace
+
+Expected<Rule> parseRule(const RuleSource& source, std::vector<RuleError>& errors) {
+  try {
+    return load(source);
+  } catch (const LoadError& e) {
+    errors.push_back({source.path, e.line, e.message});
+    return Error{e.message};
+  } catch (const YAML::Exception& e) {
+    errors.push_back({source.path, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.msg});
+    return Error{e.msg};
+  }
+}
+
+std::vector<RuleError> RuleSet::add(const std::vector<RuleSource>& sources) {
+  std::vector<RuleError> errors;
+  std::map<std::string, std::string> batch;  // id -> file, for the rules of this call
+  for (const auto& source : sources) {
+    auto rule = parseRule(source, errors);
+    if (!rule) continue;
+    auto [first, fresh] = batch.emplace(rule->id, source.path);
+    if (!fresh) {
+      // Two files of one folder claiming one id: which one wins would depend on file order.
+      errors.push_back({source.path, 0, "duplicate rule id '" + rule->id + "' (also defined in " + first->second + "); this file is skipped"});
+      continue;
+    }
+    auto shared = std::make_shared<const Rule>(std::move(rule.value()));
+    auto same = std::find_if(rules_.begin(), rules_.end(),
+                             [&](const auto& r) { return r->id == shared->id; });
+    if (same != rules_.end()) *same = shared;
+    else rules_.push_back(shared);
+  }
+  return errors;
+}
+
+const Rule* RuleSet::find(const std::string& id) const {
+  for (const auto& r : rules_)
+    if (r->id == id) return r.get();
+  return nullptr;
+}
+
+}  // namespace denpex::core

@@ -1,0 +1,48 @@
+// The one answer to "which file does this traceback frame mean?". The CLI's fixes, the
+// language server's quick fixes, its "your code" links and its document links all ask here,
+// so they always name the same file.
+//
+// A frame path is tried, in order:
+//   1. as an absolute path: an open editor document, or a regular file on disk;
+//   2. relative to each root, in order;
+//   3. by its trailing components, for a log recorded on another machine or in another folder
+//      (/home/a/proj/src/train.py -> <root>/src/train.py): among the .py and .json files below
+//      the roots and the open documents, the one that shares the most trailing components;
+//      ties go to the shallowest file (fewest folders below its root), then to the earlier
+//      root, then to path order. With both train.py and src/train.py in a workspace,
+//      /elsewhere/train.py means train.py and /elsewhere/src/train.py means src/train.py.
+//
+// Not thread-safe (the file walk is made once, on first use, and kept). Paths returned are
+// absolute and lexically normal.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace denpex::io {
+
+class FrameResolver {
+ public:
+  // `roots`: the folders that hold the user's code (a workspace, --source). `openDocuments`:
+  // absolute paths of files open in an editor, which count as existing even when unsaved.
+  explicit FrameResolver(std::vector<std::filesystem::path> roots, std::vector<std::filesystem::path> openDocuments = {});
+
+  // The file a frame path names; nullopt when none is found.
+  std::optional<std::filesystem::path> resolve(const std::string& framePath);
+
+  // The .py and .json files below the roots (absolute), skipping virtual environments, caches,
+  // build output and VCS folders, at most 20,000 entries visited per root and 8 folders deep,
+  // so that a home folder given by mistake does not take minutes. Sorted.
+  const std::vector<std::filesystem::path>& files();
+
+  const std::vector<std::filesystem::path>& roots() const { return roots_; }
+
+ private:
+  std::vector<std::filesystem::path> roots_;
+  std::vector<std::filesystem::path> open_;
+  std::optional<std::vector<std::filesystem::path>> files_;
+};
+
+}  // namespace denpex::io

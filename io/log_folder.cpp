@@ -1,0 +1,99 @@
+// Per-rank log folders (see log_folder.h).
+#include "io/log_folder.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+#include "io/files.h"
+
+namespace denpex::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int rankFromName(const std::string& stem) {
+  std::string lower = stem;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* key : {"rank", "worker", "node", "proc"}) {
+    size_t at = lower.find(key);
+    if (at == std::string::npos) continue;
+    size_t i = at + std::char_traits<char>::length(key);
+    while (i < lower.size() && (lower[i] == '-' || lower[i] == '_' || lower[i] == '.')) ++i;
+    size_t d = i;
+    while (d < lower.size() && std::isdigit(static_cast<unsigned char>(lower[d]))) ++d;
+    if (d > i) return std::stoi(lower.substr(i, d - i));
+  }
+  return -1;
+}
+
+bool allDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+std::vector<LogInput> logsInFolder(const fs::path& dir) {
+  std::vector<LogInput> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    fs::path p = it->path();
+    std::string ext = p.extension().string();
+    bool errorJson = p.filename() == "error.json";
+    if (!errorJson && ext != ".log" && ext != ".txt" && ext != ".out" && ext != ".err") continue;
+    LogInput in;
+    in.path = p;
+    in.errorFile = errorJson;
+    in.name = fs::relative(p, dir.parent_path().empty() ? fs::path(".") : dir.parent_path(), ec).string();
+    if (ec || in.name.empty()) in.name = p.string();
+    for (fs::path q = fs::relative(p, dir, ec).parent_path(); !q.empty(); q = q.parent_path()) {
+      if (allDigits(q.filename().string())) {
+        in.rank = std::stoi(q.filename().string());
+        break;
+      }
+    }
+    if (in.rank < 0) in.rank = rankFromName(p.stem().string());
+    out.push_back(std::move(in));
+  }
+  std::sort(out.begin(), out.end(), [](const LogInput& a, const LogInput& b) { return a.path < b.path; });
+  return out;
+}
+
+std::optional<std::string> readLogInput(const LogInput& input, std::string& error) {
+  auto text = readFile(input.path, error);
+  if (!text || !input.errorFile) return text;
+  // {"message": {"message": "ValueError: ...", "extraInfo": {"py_callstack": "Traceback ...", "timestamp": "..."}}}
+  try {
+    auto j = nlohmann::json::parse(*text);
+    const auto& m = j.at("message");
+    if (m.is_object()) {
+      std::string stack = m.value("extraInfo", nlohmann::json::object()).value("py_callstack", std::string());
+      if (!stack.empty()) return stack;
+      return m.value("message", std::string()) + "\n";
+    }
+    if (m.is_string()) return m.get<std::string>() + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    error = input.path.string() + ": not a torchelastic error file (" + e.what() + ")";
+    return std::nullopt;
+  }
+  return std::string();
+}
+
+std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser, std::string& error,
+                                 std::vector<std::string>* texts) {
+  std::vector<LogInput> inputs = logsInFolder(dir);
+  for (const auto& input : inputs) {
+    auto text = readLogInput(input, error);
+    if (!text) return {};
+    diagnoser.beginSource(input.name, input.rank);
+    diagnoser.addText(*text);
+    if (texts) texts->push_back(std::move(*text));
+  }
+  return inputs;
+}
+
+}  // namespace denpex::io

@@ -1,0 +1,37 @@
+// Folders of per-rank logs: which files they hold, which rank each belongs to, and feeding
+// them into a diagnoser as one run.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analyze/diagnoser.h"
+
+namespace denpex::io {
+
+// One log of a run: a file, the name to show, and the rank it belongs to (-1: the lines say).
+struct LogInput {
+  std::filesystem::path path;
+  std::string name;
+  int rank = -1;
+  bool errorFile = false;  // torchelastic's error.json: its traceback, not log lines
+};
+
+// The logs in a folder of per-rank logs: torchrun's --log_dir layout
+// (<run>/attempt_N/<rank>/stdout.log, stderr.log, error.json), DeepSpeed's or a launcher's one
+// file per rank ("rank3.log", "worker-3.log", "node_3.out") or per host. Sorted by path. The
+// rank comes from the nearest all-digit folder, else from the file name.
+std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
+
+// The text to diagnose for an input: the file, or for error.json its recorded traceback.
+std::optional<std::string> readLogInput(const LogInput& input, std::string& error);
+
+// Feeds every log of a per-rank folder into `diagnoser`, one input per file with its rank, and
+// returns the inputs fed. On an unreadable file sets `error` and stops. `texts`, when given,
+// receives each input's text (the language server publishes on the files).
+std::vector<LogInput> feedFolder(const std::filesystem::path& dir, core::Diagnoser& diagnoser, std::string& error,
+                                 std::vector<std::string>* texts = nullptr);
+
+}  // namespace denpex::io

@@ -1,0 +1,65 @@
+// Rule folders (see rule_dirs.h).
+#include "io/rule_dirs.h"
+
+#include <algorithm>
+
+#include "io/files.h"
+
+namespace denpex::io {
+
+namespace fs = std::filesystem;
+
+std::vector<core::RuleSource> readRuleDir(const fs::path& dir, std::vector<core::RuleError>& errors) {
+  std::vector<core::RuleSource> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    errors.push_back({dir.string(), 0, "not a folder of rules"});
+    return out;
+  }
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    auto ext = it->path().extension();
+    if (ext == ".yaml" || ext == ".yml") files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::string error;
+    auto text = readFile(f, error);
+    if (!text) {
+      errors.push_back({f.string(), 0, error});
+      continue;
+    }
+    out.push_back({f.string(), std::move(*text)});
+  }
+  return out;
+}
+
+LoadedRules loadRules(const RuleLoadOptions& options) {
+  LoadedRules load;
+  if (options.builtin) {
+    auto errs = load.rules.add(core::builtinRuleSources());
+    load.errors.insert(load.errors.end(), errs.begin(), errs.end());
+  }
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  for (const auto& root : options.roots) {
+    fs::path d = root.empty() ? fs::path(".denpex/rules") : root / ".denpex/rules";
+    if (fs::is_directory(d, ec)) dirs.push_back(d);
+  }
+  for (const auto& d : options.extraDirs) {
+    fs::path p(d);
+    if (p.is_relative() && !options.base.empty()) p = options.base / p;
+    dirs.push_back(p);
+  }
+  for (const auto& d : dirs) {
+    auto sources = readRuleDir(d, load.errors);
+    auto errs = load.rules.add(sources);
+    load.errors.insert(load.errors.end(), errs.begin(), errs.end());
+  }
+  load.matcher = std::make_unique<core::Matcher>(load.rules);
+  return load;
+}
+
+}  // namespace denpex::io

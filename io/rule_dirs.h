@@ -1,0 +1,40 @@
+// Rule folders on disk and the order in which they override each other. The CLI and the
+// language server load rules through the same function, so a rule that works in one works in
+// the other.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rules/matcher.h"
+#include "core/rules/rule.h"
+
+namespace denpex::io {
+
+// Reads every *.yaml / *.yml file below `dir`, sorted by path. A missing folder or an
+// unreadable file becomes an error in `errors`; the other files are read.
+std::vector<core::RuleSource> readRuleDir(const std::filesystem::path& dir, std::vector<core::RuleError>& errors);
+
+struct RuleLoadOptions {
+  bool builtin = true;                      // the shipped rules, embedded in the binary
+  std::vector<std::filesystem::path> roots; // workspace folders: each one's .denpex/rules, when present
+  std::vector<std::string> extraDirs;       // --rules DIR / the `rules` setting, in order
+  std::filesystem::path base;               // relative extra dirs are taken below this (empty: as given)
+};
+
+// The loaded rules compiled with their matcher. Immutable once made: share it between threads
+// through a shared_ptr<const LoadedRules>.
+struct LoadedRules {
+  core::RuleSet rules;
+  std::vector<core::RuleError> errors;  // per file and line; the other rules loaded
+  std::unique_ptr<core::Matcher> matcher;
+};
+
+// Loads the shipped rules, then each root's .denpex/rules, then each extra folder, later ones
+// overriding earlier ones by id; compiles the matcher. Never fails as a whole: problems are in
+// `errors`.
+LoadedRules loadRules(const RuleLoadOptions& options);
+
+}  // namespace denpex::io

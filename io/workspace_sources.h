@@ -1,0 +1,50 @@
+// The user's source files as the fix planner sees them: files on disk below the workspace
+// roots, with the editor's open buffers (text and version) in front of them. The CLI uses it
+// without buffers; the language server with them. Frame paths are resolved by FrameResolver.
+//
+// Not thread-safe; make one per request.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fix/planner.h"
+#include "io/frame_resolver.h"
+
+namespace denpex::io {
+
+struct OpenBuffer {
+  std::string text;
+  int version = 0;
+};
+
+class WorkspaceSources : public core::SourceProvider {
+ public:
+  struct Options {
+    std::vector<std::filesystem::path> roots;                  // where the user's code is
+    std::map<std::filesystem::path, OpenBuffer> buffers;       // absolute path -> open buffer
+    // Name files relative to the current folder when they are below it (the CLI's output);
+    // otherwise by absolute path (the language server's URIs).
+    bool relativeToCurrentFolder = false;
+  };
+
+  explicit WorkspaceSources(Options options);
+
+  // A file a traceback frame names (FrameResolver's rules); its open buffer when there is one.
+  std::optional<core::SourceFile> open(const std::string& path) override;
+  // The .py and .json files below the roots, then open buffers of such files outside them.
+  std::vector<std::string> candidates() override;
+
+  FrameResolver& resolver() { return resolver_; }
+
+ private:
+  std::string shown(const std::filesystem::path& p) const;
+
+  Options options_;
+  FrameResolver resolver_;
+};
+
+}  // namespace denpex::io

@@ -1,0 +1,17 @@
+// textDocument/didOpen: the document joins the store; a log is diagnosed in the background.
+#include "lsp/handlers/handlers.h"
+#include "lsp/protocol/from_proto.h"
+#include "lsp/server/server.h"
+
+namespace denpex::lsp::handlers {
+
+void didOpen(Server& server, const json& params) {
+  const json& doc = member(params, "textDocument");
+  std::string uri = stringMember(doc, "uri");
+  std::string languageId = doc.value("languageId", "");
+  server.documents().open(uri, languageId, doc.value("version", 0), stringMember(doc, "text"));
+  auto view = server.documents().view(uri);
+  if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
+}
+
+}  // namespace denpex::lsp::handlers

@@ -1,0 +1,157 @@
+// The document store (see documents.h).
+#include "lsp/server/documents.h"
+
+#include <filesystem>
+
+#include "core/base/text.h"
+#include "lsp/protocol/from_proto.h"
+#include "lsp/protocol/uri.h"
+
+namespace denpex::lsp {
+
+namespace fs = std::filesystem;
+
+struct DocumentStore::Doc {
+  std::string uri;
+  std::string path;
+  std::string languageId;
+  int version = 0;
+  std::shared_ptr<const std::string> text;
+  std::shared_ptr<const core::Diagnosis> diagnosis;
+  std::shared_ptr<const std::string> diagnosedText;
+  int diagnosedVersion = 0;
+  std::shared_ptr<const core::Diagnosis> selection;
+  std::shared_ptr<Incremental> incremental = std::make_shared<Incremental>();
+};
+
+std::vector<FindingRef> allFindings(const DocumentView& doc) {
+  std::vector<FindingRef> out;
+  auto add = [&](const std::shared_ptr<const core::Diagnosis>& d, const char* set) {
+    if (!d) return;
+    for (size_t i = 0; i < d->findings.size(); ++i) out.push_back({d, i, set});
+  };
+  add(doc.diagnosis, "document");
+  add(doc.selection, "selection");
+  return out;
+}
+
+std::vector<FindingRef> findingsOnLines(const DocumentView& doc, uint64_t firstLine, uint64_t lastLine) {
+  std::vector<FindingRef> out;
+  for (auto& ref : allFindings(doc)) {
+    for (const auto& e : ref.finding().evidence) {
+      if (e.source == 0 && e.line >= firstLine && e.line <= lastLine) {
+        out.push_back(ref);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+bool isLogDocument(const std::string& uri, const std::string& path, const std::string& languageId) {
+  if (languageId == "denpex-log" || languageId == "log") return true;
+  const std::string& p = path.empty() ? uri : path;
+  for (const char* ext : {".log", ".out", ".err"})
+    if (core::text::endsWith(p, ext)) return true;
+  return false;
+}
+
+DocumentView DocumentStore::viewOf(const Doc& d) const {
+  return DocumentView{d.uri,          d.path,          d.languageId,      d.version,  d.text,
+                      isLogDocument(d.uri, d.path, d.languageId), d.diagnosis, d.diagnosedText,
+                      d.diagnosedVersion, d.selection};
+}
+
+void DocumentStore::open(const std::string& uri, const std::string& languageId, int version, std::string text) {
+  auto d = std::make_shared<Doc>();
+  d->uri = uri;
+  d->path = uriToPath(uri);
+  d->languageId = languageId;
+  d->version = version;
+  d->text = std::make_shared<const std::string>(std::move(text));
+  std::lock_guard<std::mutex> lock(mutex_);
+  docs_[uri] = d;
+}
+
+void DocumentStore::change(const std::string& uri, int version, const json& changes, core::PositionEncoding enc) {
+  std::shared_ptr<const std::string> current;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = docs_.find(uri);
+    if (it == docs_.end()) throw LspError(error::kInvalidParams, "didChange for a document that is not open: " + uri);
+    current = it->second->text;
+  }
+  if (!changes.is_array()) throw LspError(error::kInvalidParams, "contentChanges must be a list");
+  std::string text = *current;
+  for (const auto& change : changes) {
+    const json& newText = member(change, "text");
+    if (!newText.is_string()) throw LspError(error::kInvalidParams, "a content change's 'text' must be a string");
+    if (!change.contains("range")) {
+      text = newText.get<std::string>();
+      continue;
+    }
+    core::LineIndex index(text);
+    Range range = rangeFromJson(change["range"]);
+    size_t begin = index.toOffset(range.start, enc);
+    size_t end = index.toOffset(range.end, enc);
+    if (end < begin) std::swap(begin, end);
+    text.replace(begin, end - begin, newText.get_ref<const std::string&>());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return;
+  it->second->text = std::make_shared<const std::string>(std::move(text));
+  it->second->version = version;
+  it->second->selection.reset();  // its lines may have moved
+}
+
+void DocumentStore::close(const std::string& uri) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  docs_.erase(uri);
+}
+
+std::optional<DocumentView> DocumentStore::view(const std::string& uri) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  return viewOf(*it->second);
+}
+
+std::vector<DocumentView> DocumentStore::views() const {
+  std::vector<DocumentView> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [uri, d] : docs_) out.push_back(viewOf(*d));
+  return out;
+}
+
+void DocumentStore::setSelection(const std::string& uri, std::shared_ptr<const core::Diagnosis> d) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it != docs_.end()) it->second->selection = std::move(d);
+}
+
+void DocumentStore::setDiagnosis(const std::string& uri, std::shared_ptr<const core::Diagnosis> d,
+                                 std::shared_ptr<const std::string> text, int version) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return;
+  it->second->diagnosis = std::move(d);
+  it->second->diagnosedText = std::move(text);
+  it->second->diagnosedVersion = version;
+}
+
+void DocumentStore::clearDiagnosis(const std::string& uri) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it != docs_.end()) it->second->diagnosis.reset();
+}
+
+std::optional<DocumentStore::Work> DocumentStore::work(const std::string& uri) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  const Doc& d = *it->second;
+  return Work{d.text, d.version, d.path.empty() ? uri : fs::path(d.path).filename().string(), d.incremental};
+}
+
+}  // namespace denpex::lsp

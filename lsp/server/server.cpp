@@ -1,0 +1,327 @@
+// The JSON-RPC loop, lifecycle state and the services handlers use (see server.h).
+#include "lsp/server/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "lsp/protocol/uri.h"
+
+namespace denpex::lsp {
+
+namespace fs = std::filesystem;
+
+Server::Server(Transport& transport)
+    : transport_(transport),
+      routes_(bindMethods()),
+      worker_(documents_, [this] { return rules(); }, [this](const std::string& uri) { publish(uri); }) {
+  reloadRules();
+}
+
+Server::~Server() {
+  worker_.stop();
+  if (reader_.joinable()) {
+    bool ended;
+    {
+      std::lock_guard<std::mutex> lock(queueMutex_);
+      ended = eof_;
+    }
+    // After the end of input the reader has returned or is about to; otherwise it is blocked
+    // in a read of stdin while the process ends.
+    if (ended) reader_.join();
+    else reader_.detach();
+  }
+}
+
+void Server::notify(const std::string& method, const json& params) {
+  transport_.write(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void Server::reply(const json& id, const json& result) {
+  transport_.write(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void Server::replyError(const json& id, int code, const std::string& message) {
+  transport_.write(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump(
+      -1, ' ', false, json::error_handler_t::replace));
+}
+
+bool Server::clientSupports(std::initializer_list<const char*> path) const {
+  const json* node = &clientCapabilities_;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return false;
+    node = &(*node)[key];
+  }
+  return node->is_boolean() && node->get<bool>();
+}
+
+// --- rules -------------------------------------------------------------------------------------
+
+std::shared_ptr<const io::LoadedRules> Server::rules() const {
+  std::lock_guard<std::mutex> lock(rulesMutex_);
+  return rules_;
+}
+
+void Server::reloadRules() {
+  io::RuleLoadOptions options;
+  for (const auto& r : roots_) options.roots.emplace_back(r);
+  options.extraDirs = settings_.ruleDirs;
+  if (!roots_.empty()) options.base = roots_.front();
+  auto bundle = std::make_shared<const io::LoadedRules>(io::loadRules(options));
+  {
+    std::lock_guard<std::mutex> lock(rulesMutex_);
+    rules_ = bundle;
+    ++rulesGeneration_;
+  }
+  for (const auto& e : bundle->errors) spdlog::warn("rule error: {}", e.format());
+  spdlog::info("{} rules loaded ({} rule errors)", bundle->rules.rules().size(), bundle->errors.size());
+  if (!bundle->errors.empty() && initialized_) {
+    notify("window/showMessage", {{"type", 2},
+                                  {"message", "denpex: " + std::to_string(bundle->errors.size()) +
+                                                  " rule file error(s), e.g. " + bundle->errors.front().format()}});
+  }
+}
+
+// --- services ----------------------------------------------------------------------------------
+
+void Server::scheduleDiagnosis(const std::string& uri) { worker_.schedule(uri); }
+
+core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& sourceName) const {
+  auto bundle = rules();
+  return core::diagnoseText(bundle->rules, *bundle->matcher, text, sourceName);
+}
+
+std::unique_ptr<io::WorkspaceSources> Server::sources() const {
+  io::WorkspaceSources::Options options;
+  for (const auto& r : roots_) options.roots.emplace_back(r);
+  for (const auto& doc : documents_.views())
+    if (!doc.path.empty()) options.buffers[fs::path(doc.path).lexically_normal()] = {*doc.text, doc.version};
+  return std::make_unique<io::WorkspaceSources>(std::move(options));
+}
+
+ConvertOptions Server::convertOptions(const std::string& documentUri, int version) const {
+  ConvertOptions o;
+  o.encoding = encoding_;
+  o.documentUri = documentUri;
+  o.version = version;
+  // One resolver for every frame of this conversion: the same file the quick fix edits.
+  std::shared_ptr<io::WorkspaceSources> sources = this->sources();
+  o.frameUri = [sources](const std::string& framePath) -> std::optional<std::string> {
+    auto file = sources->resolver().resolve(framePath);
+    if (!file) return std::nullopt;
+    return pathToUri(file->string());
+  };
+  return o;
+}
+
+// --- publishing --------------------------------------------------------------------------------
+
+void Server::publishDiagnostics(const std::string& uri, std::optional<int> version, json diagnostics) {
+  notify("textDocument/publishDiagnostics", publishDiagnosticsParams(uri, version, std::move(diagnostics)));
+}
+
+void Server::publish(const std::string& uri) {
+  auto doc = documents_.view(uri);
+  if (!doc) return;
+  json diagnostics = json::array();
+  std::vector<std::pair<std::string, uint64_t>> seen;
+  // The whole-document diagnosis may be of an older version than the text (the worker is
+  // behind): its positions are those of the version it was made from, and that is the version
+  // published. A diagnosed selection is always of the current text.
+  int version = doc->diagnosis && doc->diagnosedText ? doc->diagnosedVersion : doc->version;
+  if (doc->diagnosis && doc->diagnosedText) {
+    core::LineIndex index(*doc->diagnosedText);
+    json part = toDiagnostics(*doc->diagnosis, index, convertOptions(uri, doc->diagnosedVersion), "document", seen);
+    for (auto& d : part) diagnostics.push_back(std::move(d));
+  }
+  if (doc->selection && (!doc->diagnosis || doc->diagnosedVersion == doc->version)) {
+    core::LineIndex index(*doc->text);
+    json part = toDiagnostics(*doc->selection, index, convertOptions(uri, doc->version), "selection", seen);
+    for (auto& d : part) diagnostics.push_back(std::move(d));
+  }
+  publishDiagnostics(uri, version, std::move(diagnostics));
+}
+
+// --- lifecycle ---------------------------------------------------------------------------------
+
+void Server::initialize(const json& params) {
+  if (!params.is_object()) throw LspError(error::kInvalidParams, "initialize needs params");
+  clientCapabilities_ = params.value("capabilities", json::object());
+  encoding_ = core::PositionEncoding::kUtf16;
+  const json* encodings = nullptr;
+  if (clientCapabilities_.contains("general") && clientCapabilities_["general"].contains("positionEncodings"))
+    encodings = &clientCapabilities_["general"]["positionEncodings"];
+  if (encodings && encodings->is_array()) {
+    for (const auto& e : *encodings)
+      if (e == "utf-8") encoding_ = core::PositionEncoding::kUtf8;
+  }
+  roots_.clear();
+  std::error_code ec;
+  if (params.contains("workspaceFolders") && params["workspaceFolders"].is_array()) {
+    for (const auto& f : params["workspaceFolders"]) {
+      std::string p = f.is_object() ? uriToPath(f.value("uri", "")) : "";
+      if (!p.empty()) roots_.push_back(fs::absolute(p, ec).lexically_normal().string());
+    }
+  }
+  if (roots_.empty() && params.contains("rootUri") && params["rootUri"].is_string()) {
+    std::string p = uriToPath(params["rootUri"].get<std::string>());
+    if (!p.empty()) roots_.push_back(p);
+  }
+  if (roots_.empty() && params.contains("rootPath") && params["rootPath"].is_string())
+    roots_.push_back(params["rootPath"].get<std::string>());
+  settings_ = Settings::merge(settings_, params.value("initializationOptions", json(nullptr)));
+  if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
+  reloadRules();
+  initialized_ = true;
+}
+
+void Server::applySettings(const json& settings) {
+  Settings next = Settings::merge(settings_, settings);
+  bool rulesChanged = next.ruleDirs != settings_.ruleDirs;
+  bool autoChanged = next.autoDiagnose != settings_.autoDiagnose;
+  settings_ = next;
+  if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
+  if (rulesChanged) reloadRules();
+  if (rulesChanged || autoChanged) {
+    for (const auto& doc : documents_.views()) {
+      if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
+      if (!settings_.autoDiagnose) {
+        documents_.clearDiagnosis(doc.uri);
+        publish(doc.uri);
+      }
+    }
+  }
+}
+
+// --- the loop ----------------------------------------------------------------------------------
+
+void Server::readerLoop() {
+  std::string body;
+  while (true) {
+    auto status = transport_.read(body);
+    if (status == Transport::ReadStatus::kEof) break;
+    if (status == Transport::ReadStatus::kBadFrame) {
+      spdlog::error("skipped a message with a missing or invalid Content-Length header");
+      continue;
+    }
+    // Cancellation must overtake the queue: mark the id now, answer when its turn comes.
+    if (body.size() < 512 && body.find("$/cancelRequest") != std::string::npos) {
+      try {
+        json j = json::parse(body);
+        if (j.value("method", "") == "$/cancelRequest" && j.contains("params") && j["params"].contains("id")) {
+          std::lock_guard<std::mutex> lock(queueMutex_);
+          if (cancelled_.size() > 4096) cancelled_.clear();
+          cancelled_.insert(j["params"]["id"].dump());
+          continue;
+        }
+      } catch (const json::exception&) {
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(queueMutex_);
+      queue_.push_back(std::move(body));
+    }
+    queueCv_.notify_one();
+    body = std::string();
+  }
+  std::lock_guard<std::mutex> lock(queueMutex_);
+  eof_ = true;
+  queueCv_.notify_one();
+}
+
+void Server::handle(const std::string& body) {
+  json msg;
+  try {
+    msg = json::parse(body);
+  } catch (const json::exception& e) {
+    spdlog::error("malformed message skipped: {}", e.what());
+    replyError(nullptr, error::kParseError, std::string("parse error: ") + e.what());
+    return;
+  }
+  if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string()) {
+    if (msg.is_object() && msg.contains("id") && (msg.contains("result") || msg.contains("error"))) return;  // a reply to us
+    spdlog::error("invalid message skipped: {}", body.substr(0, 200));
+    replyError(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), error::kInvalidRequest, "not a JSON-RPC request");
+    return;
+  }
+  const std::string method = msg["method"].get<std::string>();
+  json params = msg.contains("params") ? msg["params"] : json(nullptr);
+  if (msg.contains("id")) {
+    const json& id = msg["id"];
+    if (!id.is_string() && !id.is_number_integer()) {
+      replyError(nullptr, error::kInvalidRequest, "request id must be a string or an integer");
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(queueMutex_);
+      if (cancelled_.erase(id.dump())) {
+        replyError(id, error::kRequestCancelled, "request cancelled");
+        return;
+      }
+    }
+    if (!initialized_ && method != "initialize") {
+      replyError(id, error::kServerNotInitialized, "the server is not initialized");
+      return;
+    }
+    if (shutdown_) {
+      replyError(id, error::kInvalidRequest, "the server is shutting down");
+      return;
+    }
+    auto it = routes_.requests.find(method);
+    if (it == routes_.requests.end()) {
+      replyError(id, error::kMethodNotFound, "unknown method: " + method);
+      return;
+    }
+    try {
+      reply(id, it->second(*this, params));
+    } catch (const LspError& e) {
+      replyError(id, e.code, e.what());
+    } catch (const json::exception& e) {
+      replyError(id, error::kInvalidParams, std::string("invalid params: ") + e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("{} failed: {}", method, e.what());
+      replyError(id, error::kInternalError, e.what());
+    }
+    return;
+  }
+  if (method == "exit") {
+    exitRequested_ = true;
+    return;
+  }
+  if (!initialized_) {
+    spdlog::warn("notification {} before initialize dropped", method);
+    return;
+  }
+  auto it = routes_.notifications.find(method);
+  if (it == routes_.notifications.end()) {
+    if (method.rfind("$/", 0) != 0) spdlog::debug("unhandled notification {}", method);
+    return;
+  }
+  try {
+    it->second(*this, params);
+  } catch (const std::exception& e) {
+    spdlog::error("{} failed: {}", method, e.what());
+  }
+}
+
+int Server::run() {
+  reader_ = std::thread([this] { readerLoop(); });
+  worker_.start();
+  while (!exitRequested_) {
+    std::string body;
+    {
+      std::unique_lock<std::mutex> lock(queueMutex_);
+      queueCv_.wait(lock, [&] { return eof_ || !queue_.empty(); });
+      if (queue_.empty()) break;  // end of input
+      body = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    handle(body);
+  }
+  worker_.stop();
+  spdlog::info("exiting ({})", shutdown_ ? "after shutdown" : "without shutdown");
+  return shutdown_ ? 0 : 1;
+}
+
+}  // namespace denpex::lsp

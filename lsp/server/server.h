@@ -1,0 +1,124 @@
+// The language server: the JSON-RPC loop, the routing table, lifecycle state, and the services
+// handlers use (documents, rules, fix sources, publishing).
+//
+// Threads: a reader thread turns the transport's input into messages (and marks cancelled
+// requests at once); the main thread (run()) handles every request and notification in order;
+// the DiagnosisWorker diagnoses documents in the background and publishes the results. Every
+// request gets exactly one reply: handlers return a result or throw LspError, and the
+// dispatcher turns both into the reply. Handlers run on the main thread only; the services
+// below say where they may be called from.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/analyze/diagnoser.h"
+#include "io/rule_dirs.h"
+#include "io/workspace_sources.h"
+#include "lsp/protocol/to_proto.h"
+#include "lsp/protocol/types.h"
+#include "lsp/server/documents.h"
+#include "lsp/server/settings.h"
+#include "lsp/server/worker.h"
+#include "lsp/transport/transport.h"
+
+namespace denpex::lsp {
+
+class Server;
+using RequestHandler = json (*)(Server& server, const json& params);
+using NotificationHandler = void (*)(Server& server, const json& params);
+
+// The routing table: every method the server answers and its handler (routes.cpp).
+struct Routes {
+  std::map<std::string, RequestHandler> requests;
+  std::map<std::string, NotificationHandler> notifications;
+};
+Routes bindMethods();
+
+class Server {
+ public:
+  // `transport` must outlive the server.
+  explicit Server(Transport& transport);
+  ~Server();
+
+  // Runs until `exit` or the end of input. Returns the process exit code: 0 after a
+  // `shutdown` request, 1 otherwise (as the spec asks).
+  int run();
+
+  // --- state (main thread) -------------------------------------------------------------------
+  core::PositionEncoding encoding() const { return encoding_; }
+  const json& clientCapabilities() const { return clientCapabilities_; }
+  // True when the client's capabilities hold `true` at this path.
+  bool clientSupports(std::initializer_list<const char*> path) const;
+  const std::vector<std::string>& workspaceRoots() const { return roots_; }
+  const Settings& settings() const { return settings_; }
+  void initialize(const json& params);
+  void applySettings(const json& settings);
+  void markShutdown() { shutdown_ = true; }
+
+  // --- services (any thread) -----------------------------------------------------------------
+  DocumentStore& documents() { return documents_; }
+  // The loaded rules, replaced as a whole when settings change.
+  std::shared_ptr<const io::LoadedRules> rules() const;
+  // Queues a background diagnosis of a document (the newest request for a document wins).
+  void scheduleDiagnosis(const std::string& uri);
+  // Diagnoses text now, on the calling thread.
+  core::Diagnosis diagnoseNow(const std::string& text, const std::string& sourceName) const;
+  // Sources for fixes: the editor's open documents first, then the workspace folders on disk.
+  std::unique_ptr<io::WorkspaceSources> sources() const;
+  // How findings of `doc` become diagnostics (positions, the frame resolver, versions).
+  ConvertOptions convertOptions(const std::string& documentUri, int version) const;
+
+  // Publishing: the one place that sends textDocument/publishDiagnostics.
+  // The document's current findings: its whole-document diagnosis (published with the version
+  // it was made from) and its diagnosed selection.
+  void publish(const std::string& uri);
+  // Diagnostics computed elsewhere (a folder of logs), or none (a closed document).
+  void publishDiagnostics(const std::string& uri, std::optional<int> version, json diagnostics);
+
+  void notify(const std::string& method, const json& params);
+
+ private:
+  void readerLoop();
+  void handle(const std::string& body);
+  void reply(const json& id, const json& result);
+  void replyError(const json& id, int code, const std::string& message);
+  void reloadRules();
+
+  Transport& transport_;
+  Routes routes_;
+
+  // Messages from the reader thread.
+  std::mutex queueMutex_;
+  std::condition_variable queueCv_;
+  std::deque<std::string> queue_;
+  bool eof_ = false;
+  std::set<std::string> cancelled_;  // ids (dumped JSON) cancelled before they were handled
+
+  bool initialized_ = false;
+  bool shutdown_ = false;
+  bool exitRequested_ = false;
+  core::PositionEncoding encoding_ = core::PositionEncoding::kUtf16;
+  json clientCapabilities_ = json::object();
+  std::vector<std::string> roots_;
+  Settings settings_;
+
+  mutable std::mutex rulesMutex_;
+  std::shared_ptr<const io::LoadedRules> rules_;
+  int rulesGeneration_ = 0;
+
+  DocumentStore documents_;
+  DiagnosisWorker worker_;
+  std::thread reader_;
+};
+
+}  // namespace denpex::lsp

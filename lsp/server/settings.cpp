@@ -1,0 +1,29 @@
+// Settings (see settings.h).
+#include "lsp/server/settings.h"
+
+namespace denpex::lsp {
+
+Settings Settings::merge(Settings base, const json& j) {
+  if (j.is_null()) return base;
+  if (!j.is_object()) throw LspError(error::kInvalidParams, "settings must be an object");
+  if (j.contains("rules")) {
+    const json& r = j["rules"];
+    if (!r.is_array()) throw LspError(error::kInvalidParams, "settings 'rules' must be a list of folders");
+    base.ruleDirs.clear();
+    for (const auto& d : r) {
+      if (!d.is_string()) throw LspError(error::kInvalidParams, "settings 'rules' must be a list of folders");
+      base.ruleDirs.push_back(d.get<std::string>());
+    }
+  }
+  if (j.contains("autoDiagnose")) {
+    if (!j["autoDiagnose"].is_boolean()) throw LspError(error::kInvalidParams, "settings 'autoDiagnose' must be true or false");
+    base.autoDiagnose = j["autoDiagnose"].get<bool>();
+  }
+  if (j.contains("logLevel")) {
+    if (!j["logLevel"].is_string()) throw LspError(error::kInvalidParams, "settings 'logLevel' must be a string");
+    base.logLevel = j["logLevel"].get<std::string>();
+  }
+  return base;
+}
+
+}  // namespace denpex::lsp

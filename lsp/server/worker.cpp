@@ -1,0 +1,93 @@
+// Background diagnosis (see worker.h).
+#include "lsp/server/worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace denpex::lsp {
+
+DiagnosisWorker::DiagnosisWorker(DocumentStore& documents, RulesSource rules, Done done)
+    : documents_(documents), rules_(std::move(rules)), done_(std::move(done)) {}
+
+DiagnosisWorker::~DiagnosisWorker() { stop(); }
+
+void DiagnosisWorker::start() {
+  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+}
+
+void DiagnosisWorker::stop() {
+  stopping_ = true;
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DiagnosisWorker::schedule(const std::string& uri) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(jobs_.begin(), jobs_.end(), uri) == jobs_.end()) jobs_.push_back(uri);
+  }
+  cv_.notify_one();
+}
+
+void DiagnosisWorker::loop() {
+  while (true) {
+    std::string uri;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      uri = jobs_.front();
+      jobs_.pop_front();
+    }
+    try {
+      diagnose(uri);
+    } catch (const std::exception& e) {
+      spdlog::error("diagnosing {} failed: {}", uri, e.what());
+    }
+  }
+}
+
+void DiagnosisWorker::diagnose(const std::string& uri) {
+  auto work = documents_.work(uri);
+  if (!work) return;
+  auto bundle = rules_();
+  const std::shared_ptr<const std::string>& text = work->text;
+  DocumentStore::Incremental& inc = *work->incremental;
+  bool append = inc.diagnoser && inc.rules == bundle && text->size() >= inc.fedSize &&
+                text->compare(0, inc.fedSize, *inc.fedText, 0, inc.fedSize) == 0;
+  if (!append) {
+    inc.diagnoser = std::make_unique<core::Diagnoser>(bundle->rules, *bundle->matcher);
+    inc.diagnoser->beginSource(work->name);
+    inc.rules = bundle;
+    inc.fedSize = 0;
+  }
+  size_t from = inc.fedSize;
+  constexpr size_t kChunk = 1 << 20;
+  for (size_t at = inc.fedSize; at < text->size(); at += kChunk) {
+    inc.diagnoser->addText(std::string_view(*text).substr(at, kChunk));
+    inc.fedSize = std::min(text->size(), at + kChunk);
+    inc.fedText = text;
+    if (stopping_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(jobs_.begin(), jobs_.end(), uri) != jobs_.end()) {
+      spdlog::debug("{}: newer text queued; continuing from it", uri);
+      return;  // what was fed stays valid for an append; the queued job goes on from here
+    }
+    if (!jobs_.empty() && inc.fedSize < text->size()) {
+      // Other documents wait: let them go first, one chunk each, and come back to this one.
+      jobs_.push_back(uri);
+      cv_.notify_one();
+      return;
+    }
+  }
+  inc.fedText = text;
+  inc.fedSize = text->size();
+  auto diagnosis = std::make_shared<const core::Diagnosis>(inc.diagnoser->snapshot());
+  spdlog::debug("{} v{}: {} findings, {} bytes scanned ({})", uri, work->version, diagnosis->findings.size(),
+                text->size() - from, append ? "appended" : "from the start");
+  documents_.setDiagnosis(uri, diagnosis, text, work->version);
+  done_(uri);
+}
+
+}  // namespace denpex::lsp

@@ -1,0 +1,51 @@
+// The diagnosis worker: one background thread that diagnoses documents and hands the results
+// to a callback, so that a 100 MB log never holds up a hover on another document.
+//
+// A document's newest request wins; a document that only grew is diagnosed from where the last
+// diagnosis left off; a long document yields to the others between 1 MiB chunks. Thread-safe:
+// schedule() may be called from any thread; the callback runs on the worker thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "io/rule_dirs.h"
+#include "lsp/server/documents.h"
+
+namespace denpex::lsp {
+
+class DiagnosisWorker {
+ public:
+  using RulesSource = std::function<std::shared_ptr<const io::LoadedRules>()>;
+  // Called with the document's URI once its diagnosis is stored in the document store.
+  using Done = std::function<void(const std::string& uri)>;
+
+  // `documents` must outlive the worker. The thread starts with start().
+  DiagnosisWorker(DocumentStore& documents, RulesSource rules, Done done);
+  ~DiagnosisWorker();  // stops and joins
+
+  void start();
+  void stop();
+  void schedule(const std::string& uri);
+
+ private:
+  void loop();
+  void diagnose(const std::string& uri);
+
+  DocumentStore& documents_;
+  RulesSource rules_;
+  Done done_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::string> jobs_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace denpex::lsp
