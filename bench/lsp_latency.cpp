@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../tests/lsp/lsp_client.h"
+#include "../tests/support/pipe_client.h"
 
 using namespace denpex::test;
 using Clock = std::chrono::steady_clock;
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   std::stringstream small;
   small << seed.rdbuf();
 
-  LspClient c({"lsp", "--log-level", "warn"});
+  PipeClient c({"lsp", "--log-level", "warn"});
   c.initialize("file:///tmp");
   auto t0 = Clock::now();
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", "file:///tmp/big.log"}, {"languageId", "log"}, {"version", 1}, {"text", big}}}});

@@ -9,12 +9,20 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/files.h"
+
 namespace {
 
 namespace bp = boost::process;
 namespace fs = std::filesystem;
 
-const fs::path kSource = DENPEX_SOURCE_DIR;
+using denpex::test::contains;
+using denpex::test::kSource;
+using denpex::test::readAll;
+using denpex::test::writeAll;
+
+// A scratch copy of the seed example: train.py, its helper and the recorded log.
+class ScratchProject : public denpex::test::ScratchDir {};
 
 struct Result {
   int code = -1;
@@ -31,35 +39,6 @@ Result denpex(const std::vector<std::string>& args, const fs::path& cwd = kSourc
   child.wait();
   return {child.exit_code(), out.get(), err.get()};
 }
-
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void writeAll(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
-// A scratch copy of the seed example: train.py, its helper and the recorded log.
-class ScratchProject : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("denpex-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    for (const char* f : {"train.py", "fp16_adamw_cpu.py", "train.log"})
-      fs::copy_file(kSource / "examples/fp16-adamw" / f, dir_ / f);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
 
 TEST(Cli, DiagnosesTheSeedFailure) {
   Result r = denpex({"diagnose", "examples/fp16-adamw/train.log"});

@@ -1,0 +1,58 @@
+// The one frame resolver: absolute paths, paths relative to a root, and trailing components of
+// a path recorded elsewhere, with ties going to the shallowest file.
+#include "io/frame_resolver.h"
+
+#include <gtest/gtest.h>
+
+#include "support/files.h"
+
+namespace denpex::test {
+namespace {
+
+class FrameResolverTest : public ScratchDir {
+ protected:
+  FrameResolverTest() : ScratchDir(false) {}
+  void SetUp() override {
+    ScratchDir::SetUp();
+    for (const char* f : {"train.py", "src/train.py", "src/model/train.py", "tools/eval.py", ".venv/lib/train.py", "build/gen.py"})
+      writeAll(dir_ / f, "x = 1\n");
+  }
+  fs::path abs(const std::string& rel) { return (fs::absolute(dir_) / rel).lexically_normal(); }
+};
+
+TEST_F(FrameResolverTest, AbsoluteAndRelativePathsThatExist) {
+  io::FrameResolver r({dir_});
+  EXPECT_EQ(r.resolve(abs("src/train.py").string()), abs("src/train.py"));
+  EXPECT_EQ(r.resolve("src/model/train.py"), abs("src/model/train.py"));
+  EXPECT_EQ(r.resolve("tools/eval.py"), abs("tools/eval.py"));
+}
+
+TEST_F(FrameResolverTest, TrailingComponentsWithTiesToTheShallowestFile) {
+  io::FrameResolver r({dir_});
+  EXPECT_EQ(r.resolve("/home/a/proj/train.py"), abs("train.py"));
+  EXPECT_EQ(r.resolve("/home/a/proj/src/train.py"), abs("src/train.py"));
+  EXPECT_EQ(r.resolve("/home/a/proj/src/model/train.py"), abs("src/model/train.py"));
+  EXPECT_EQ(r.resolve("/mnt/job/model/train.py"), abs("src/model/train.py"));
+  EXPECT_EQ(r.resolve("/home/a/proj/eval.py"), abs("tools/eval.py"));
+  EXPECT_FALSE(r.resolve("/home/a/proj/missing.py"));
+  EXPECT_FALSE(r.resolve(""));
+}
+
+TEST_F(FrameResolverTest, SkipsVirtualEnvironmentsAndBuildOutput) {
+  io::FrameResolver r({dir_});
+  for (const auto& f : r.files()) {
+    EXPECT_EQ(f.string().find(".venv"), std::string::npos) << f;
+    EXPECT_EQ(f.string().find("/build/"), std::string::npos) << f;
+  }
+  EXPECT_FALSE(r.resolve("/x/gen.py"));
+}
+
+TEST_F(FrameResolverTest, OpenDocumentsCountEvenWhenUnsaved) {
+  fs::path unsaved = abs("src/new_train.py");
+  io::FrameResolver r({dir_}, {unsaved});
+  EXPECT_EQ(r.resolve(unsaved.string()), unsaved);
+  EXPECT_EQ(r.resolve("/elsewhere/src/new_train.py"), unsaved);
+}
+
+}  // namespace
+}  // namespace denpex::test
