@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cli/common.h"
+#include "cli/rule_checks.h"
 #include "core/analyze/diagnoser.h"
 #include "core/rules/lint.h"
 #include "core/rules/matcher.h"
@@ -24,7 +25,7 @@ namespace {
 
 constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
        denpex rules lint [DIR] [--examples DIR]
-       denpex rules test [DIR] [--examples DIR] [--rule ID]
+       denpex rules test [DIR] [--examples DIR] [--rule ID] [--snapshots | --update-snapshots]
        denpex rules docs OUTDIR
 
   list   the rules: shipped ones, or those in DIR
@@ -33,6 +34,11 @@ constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
   test   run every rule's examples: those that must match and those that must not.
          Examples come from the rule file's 'examples', from <DIR>/<id>/match|no_match/
          beside the rules, and from --examples DIR (the same layout). --rule runs one rule.
+         An example of a rule must be diagnosed as that rule first.
+         --snapshots also compares each example's whole diagnosis (findings, order, roles,
+         evidence lines and columns, captures) with <examples>/<id>/snapshot.txt, and each
+         fix case <examples>/<id>/fix/<case>/ (a .log, the sources, <file>.fixed) with the
+         fixed files; --update-snapshots writes them instead.
 )";
 
 size_t editDistance(const std::string& a, const std::string& b) {
@@ -169,13 +175,22 @@ int lint(const std::optional<std::string>& dir, const std::vector<std::string>& 
   return problems.empty() ? kExitClean : kExitFound;
 }
 
+// Where a rule's snapshot and fix cases live: beside its examples.
+fs::path checksDir(const std::optional<std::string>& dir, const std::vector<std::string>& exampleDirs, const core::Rule& rule) {
+  if (!exampleDirs.empty()) return fs::path(exampleDirs.front()) / rule.id;
+  return (dir ? fs::path(rule.file).parent_path() : fs::path(".")) / rule.id;
+}
+
+enum class Snapshots { kOff, kCheck, kUpdate };
+
 int test(const std::optional<std::string>& dir, const std::vector<std::string>& exampleDirs,
-         const std::optional<std::string>& only) {
+         const std::optional<std::string>& only, Snapshots snapshots) {
   Target t = loadTarget(dir);
   for (const auto& e : t.load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
   core::Matcher matcher(t.load.rules);
   size_t validated = 0, missing = 0, noisy = 0, firstRight = 0, firstWrong = 0, nothing = 0, rulesFailed = 0;
   size_t tested = 0;
+  std::error_code ec;
   for (const auto& id : t.ids) {
     if (only && id != *only) continue;
     ++tested;
@@ -194,7 +209,11 @@ int test(const std::optional<std::string>& dir, const std::vector<std::string>& 
       }
       if (d.findings.empty()) ++nothing;
       else if (d.findings.front().rule->id == id) ++firstRight;
-      else ++firstWrong;
+      else {
+        ++firstWrong;
+        // An example of this failure must be diagnosed as this failure first, not after another.
+        if (hit) failures.push_back("  not first: " + ex.name + " (found " + d.findings.front().rule->id + " first)");
+      }
     }
     for (const auto& ex : rule.noMatchExamples) {
       auto d = core::diagnoseText(t.load.rules, matcher, ex.text, ex.name);
@@ -205,6 +224,22 @@ int test(const std::optional<std::string>& dir, const std::vector<std::string>& 
       } else {
         ++validated;
       }
+    }
+    if (snapshots != Snapshots::kOff) {
+      fs::path where = checksDir(dir, exampleDirs, rule);
+      std::string snap = ruleSnapshot(rule, t.load.rules, matcher);
+      std::string error;
+      if (snapshots == Snapshots::kUpdate) {
+        fs::create_directories(where, ec);
+        std::ofstream(where / "snapshot.txt", std::ios::binary | std::ios::trunc) << snap;
+      } else if (auto want = io::readFile(where / "snapshot.txt", error); !want) {
+        failures.push_back("  no snapshot: " + error + " (write it with --update-snapshots and review it)");
+      } else if (*want != snap) {
+        failures.push_back("  snapshot differs: " + (where / "snapshot.txt").string() + "\n" +
+                           textDiff("snapshot.txt", *want, snap));
+      }
+      for (auto& f : checkFixes(rule, where / "fix", t.load.rules, matcher, snapshots == Snapshots::kUpdate))
+        failures.push_back(std::move(f));
     }
     if (!rule.fallback && (rule.matchExamples.empty() || rule.noMatchExamples.empty()))
       failures.push_back("  has no examples that must " + std::string(rule.matchExamples.empty() ? "match" : "not match"));
@@ -275,8 +310,11 @@ int runRules(const std::vector<std::string>& args) {
   std::string sub = args[0];
   std::optional<std::string> dir, only;
   std::vector<std::string> exampleDirs;
+  Snapshots snapshots = Snapshots::kOff;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--examples" && i + 1 < args.size()) exampleDirs.push_back(args[++i]);
+    else if (args[i] == "--snapshots") snapshots = Snapshots::kCheck;
+    else if (args[i] == "--update-snapshots") snapshots = Snapshots::kUpdate;
     else if (args[i] == "--rule" && i + 1 < args.size()) only = args[++i];
     else if (!dir && args[i][0] != '-') dir = args[i];
     else {
@@ -293,7 +331,7 @@ int runRules(const std::vector<std::string>& args) {
   }
   if (sub == "list") return list(dir);
   if (sub == "lint") return lint(dir, exampleDirs);
-  if (sub == "test") return test(dir, exampleDirs, only);
+  if (sub == "test") return test(dir, exampleDirs, only, snapshots);
   if (sub == "docs") return docs(dir);
   std::cerr << "denpex rules: unknown subcommand '" << sub << "'\n" << kRulesUsage;
   return kExitUsage;

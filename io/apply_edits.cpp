@@ -13,31 +13,39 @@ namespace denpex::io {
 
 namespace fs = std::filesystem;
 
-bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log) {
-  std::map<std::string, std::pair<std::string, std::vector<core::TextEdit>>> byFile;
+std::map<std::string, FileEdits> editsByFile(const std::vector<std::vector<core::FixPlan>>& plans) {
+  std::map<std::string, FileEdits> byFile;
   for (const auto& list : plans) {
     for (const auto& plan : list) {
       if (!plan.applicable) continue;
       auto& entry = byFile[plan.path];
-      entry.first = plan.originalText;
-      entry.second.insert(entry.second.end(), plan.edits.begin(), plan.edits.end());
+      entry.originalText = plan.originalText;
+      entry.edits.insert(entry.edits.end(), plan.edits.begin(), plan.edits.end());
     }
   }
-  bool ok = true;
   for (auto& [path, entry] : byFile) {
-    auto& edits = entry.second;
+    auto& edits = entry.edits;
     std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
     edits.erase(std::unique(edits.begin(), edits.end(),
                             [](const auto& a, const auto& b) { return a.begin == b.begin && a.end == b.end && a.newText == b.newText; }),
                 edits.end());
+  }
+  return byFile;
+}
+
+bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log) {
+  auto byFile = editsByFile(plans);
+  bool ok = true;
+  for (auto& [path, entry] : byFile) {
+    const auto& edits = entry.edits;
     std::string error;
     auto now = readFile(path, error);
-    if (!now || *now != entry.first) {
+    if (!now || *now != entry.originalText) {
       log << "denpex: " << path << " changed since it was read; not written\n";
       ok = false;
       continue;
     }
-    std::string updated = core::applyEdits(entry.first, edits);
+    std::string updated = core::applyEdits(entry.originalText, edits);
     fs::path tmp = fs::path(path).concat(".denpex-tmp");
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -2,11 +2,21 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/fix/planner.h"
 
 namespace denpex::io {
+
+// The applicable edits of some plans, merged per file: sorted, duplicates (two findings asking
+// for the same edit) removed, with the text they apply to.
+struct FileEdits {
+  std::string originalText;
+  std::vector<core::TextEdit> edits;
+};
+std::map<std::string, FileEdits> editsByFile(const std::vector<std::vector<core::FixPlan>>& plans);
 
 // Writes the applicable plans (edits of one file merged), refusing any file whose text changed
 // since it was planned; each file is replaced through a temporary file and a rename. Says what

@@ -9,13 +9,14 @@ denpex=$(realpath "$1")
 update=${2:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 expected="$root/tests/golden/expected"
-cd "$root"   # fix plans are made against the repository's files, named relative to it
+cd "$root"   # fix plans are made against examples/ (not the whole tree, whose test fixtures come and go)
 
 # The inputs: the example project's log, every rule example log, every recorded distributed
 # run (the launcher's log, and each --log_dir folder as per-rank logs).
 inputs=(examples/fp16-adamw/train.log)
 while IFS= read -r f; do inputs+=("$f"); done < <(
-  find tests/rules tests/distributed -type f \( -name '*.log' -o -name '*.txt' \) -not -path '*/logs/*' | LC_ALL=C sort)
+  { find tests/rules -type f \( -path '*/match/*' -o -path '*/no_match/*' \)
+    find tests/distributed -type f -name '*.log' -not -path '*/logs/*'; } | LC_ALL=C sort)
 while IFS= read -r d; do inputs+=("$d"); done < <(find tests/distributed -mindepth 2 -maxdepth 2 -type d -name logs | LC_ALL=C sort)
 
 [[ $update == --update ]] && rm -rf "$expected" && mkdir -p "$expected"
@@ -23,7 +24,7 @@ failed=0 checked=0
 for input in "${inputs[@]}"; do
   slug=$(printf '%s' "$input" | tr '/' '_')
   for format in text json; do
-    out=$("$denpex" diagnose --color never --format "$format" "$input" 2>&1; echo "exit=$?")
+    out=$("$denpex" diagnose --color never --source examples --format "$format" "$input" 2>&1; echo "exit=$?")
     file="$expected/$slug.$format"
     if [[ $update == --update ]]; then
       printf '%s\n' "$out" >"$file"

@@ -349,4 +349,20 @@ TEST_F(UserRules, RulesOptionOverridesAShippedRule) {
   EXPECT_TRUE(contains(r.out, "[cuda-out-of-memory] Our own OOM rule")) << r.out;
 }
 
+// Two files of one folder claiming one id: which one wins would depend on file order, so the
+// second is an error for lint and for every command that loads the folder.
+TEST_F(UserRules, DuplicateIdsAreLintErrorsAndLoadErrors) {
+  const std::string rule = "title: Disk quota\ncategory: storage\nsummary: s\nsignals:\n  s: 'disk quota exceeded'\ncondition: s\n";
+  writeAll(dir_ / "team/a/disk-quota.yaml", "id: disk-quota\n" + rule);
+  writeAll(dir_ / "team/b/disk-quota.yaml", "id: disk-quota\n" + rule);
+  Result lint = denpex({"rules", "lint", "team"}, dir_);
+  EXPECT_EQ(lint.code, 1);
+  EXPECT_TRUE(contains(lint.out, "team/b/disk-quota.yaml: duplicate rule id 'disk-quota' (also defined in team/a/disk-quota.yaml)"))
+      << lint.out;
+  writeAll(dir_ / "quota.log", "OSError: [Errno 122] disk quota exceeded\n");
+  Result r = denpex({"diagnose", "--rules", "team", "quota.log"}, dir_);
+  EXPECT_TRUE(contains(r.err, "rule error: team/b/disk-quota.yaml: duplicate rule id 'disk-quota'")) << r.err;
+  EXPECT_TRUE(contains(r.out, "[disk-quota] Disk quota")) << r.out;  // the first file still loads
+}
+
 }  // namespace

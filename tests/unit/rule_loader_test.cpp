@@ -107,6 +107,18 @@ TEST(RuleLoader, LaterRulesOverrideByIdentifier) {
   EXPECT_EQ(set.find("my-rule")->title, "Override");
 }
 
+TEST(RuleLoader, DuplicateIdsInOneLoadAreErrors) {
+  RuleSet set;
+  std::string other = kGood;
+  other.replace(other.find("My rule"), 7, "Second");
+  auto errors = set.add({{"team/a.yaml", kGood}, {"team/b.yaml", other}});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].file, "team/b.yaml");
+  EXPECT_NE(errors[0].message.find("duplicate rule id 'my-rule' (also defined in team/a.yaml)"), std::string::npos);
+  ASSERT_EQ(set.rules().size(), 1u);
+  EXPECT_EQ(set.find("my-rule")->title, "My rule");  // the first one stays
+}
+
 TEST(RuleLoader, LintWantsExamplesAndKnowledge) {
   std::vector<RuleError> errors;
   auto rule = parseRule({"rules/test/other-name.yaml", kGood}, errors);
