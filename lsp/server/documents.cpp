@@ -48,6 +48,14 @@ std::vector<FindingRef> findingsOnLines(const DocumentView& doc, uint64_t firstL
   return out;
 }
 
+Publication publication(const DocumentView& doc) {
+  Publication p;
+  p.document = doc.diagnosis && doc.diagnosedText;
+  p.version = p.document ? doc.diagnosedVersion : doc.version;
+  p.selection = doc.selection && (!p.document || doc.diagnosedVersion == doc.version);
+  return p;
+}
+
 bool isLogDocument(const std::string& uri, const std::string& path, const std::string& languageId) {
   if (languageId == "denpex-log" || languageId == "log") return true;
   const std::string& p = path.empty() ? uri : path;

@@ -45,6 +45,16 @@ std::vector<FindingRef> allFindings(const DocumentView& doc);
 // Findings with an evidence line of the document inside [firstLine, lastLine].
 std::vector<FindingRef> findingsOnLines(const DocumentView& doc, uint64_t firstLine, uint64_t lastLine);
 
+// What publishing a document's diagnostics sends: the whole-document diagnosis, published with
+// the version it was made from (the worker may be behind the editor), and the diagnosed
+// selection, which is always of the current text and so is sent only when both agree.
+struct Publication {
+  int version = 0;
+  bool document = false;
+  bool selection = false;
+};
+Publication publication(const DocumentView& doc);
+
 // True for documents diagnosed automatically: log languages and *.log, *.out, *.err files.
 bool isLogDocument(const std::string& uri, const std::string& path, const std::string& languageId);
 

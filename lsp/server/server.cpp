@@ -126,21 +126,18 @@ void Server::publish(const std::string& uri) {
   if (!doc) return;
   json diagnostics = json::array();
   std::vector<std::pair<std::string, uint64_t>> seen;
-  // The whole-document diagnosis may be of an older version than the text (the worker is
-  // behind): its positions are those of the version it was made from, and that is the version
-  // published. A diagnosed selection is always of the current text.
-  int version = doc->diagnosis && doc->diagnosedText ? doc->diagnosedVersion : doc->version;
-  if (doc->diagnosis && doc->diagnosedText) {
+  Publication what = publication(*doc);
+  if (what.document) {
     core::LineIndex index(*doc->diagnosedText);
     json part = toDiagnostics(*doc->diagnosis, index, convertOptions(uri, doc->diagnosedVersion), "document", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
-  if (doc->selection && (!doc->diagnosis || doc->diagnosedVersion == doc->version)) {
+  if (what.selection) {
     core::LineIndex index(*doc->text);
     json part = toDiagnostics(*doc->selection, index, convertOptions(uri, doc->version), "selection", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
-  publishDiagnostics(uri, version, std::move(diagnostics));
+  publishDiagnostics(uri, what.version, std::move(diagnostics));
 }
 
 // --- lifecycle ---------------------------------------------------------------------------------

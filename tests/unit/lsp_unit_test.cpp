@@ -8,6 +8,7 @@
 #include "core/analyze/diagnoser.h"
 #include "core/rules/matcher.h"
 #include "lsp/protocol/to_proto.h"
+#include "lsp/server/documents.h"
 #include "lsp/server/server.h"
 #include "lsp/server/settings.h"
 #include "lsp/transport/stream_transport.h"
@@ -190,6 +191,27 @@ TEST(Protocol, PlansAsTextEdits) {
   EXPECT_EQ(edits[0]["range"]["start"]["line"], 1);
   EXPECT_EQ(edits[0]["range"]["start"]["character"], 17);  // the emoji counts 2
   EXPECT_EQ(edits[0]["newText"], ", eps=1e-5");
+}
+
+// A diagnosis of version 3 is published as version 3, even when the editor is at version 5.
+TEST(Publishing, CarriesTheVersionThatWasDiagnosed) {
+  DocumentView doc;
+  doc.version = 5;
+  doc.text = std::make_shared<const std::string>("new text\n");
+  EXPECT_EQ(publication(doc).version, 5);  // nothing diagnosed yet: an empty publication of now
+  EXPECT_FALSE(publication(doc).document);
+  doc.diagnosis = std::make_shared<const core::Diagnosis>();
+  doc.diagnosedText = std::make_shared<const std::string>("old text\n");
+  doc.diagnosedVersion = 3;
+  doc.selection = std::make_shared<const core::Diagnosis>();
+  Publication p = publication(doc);
+  EXPECT_EQ(p.version, 3);
+  EXPECT_TRUE(p.document);
+  EXPECT_FALSE(p.selection);  // of version 5's text: its lines would not match version 3's
+  doc.diagnosedVersion = 5;
+  p = publication(doc);
+  EXPECT_EQ(p.version, 5);
+  EXPECT_TRUE(p.document && p.selection);
 }
 
 TEST(Settings, MergeAndValidation) {

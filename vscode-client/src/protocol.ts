@@ -1,5 +1,5 @@
 // The custom protocol between this extension and `denpex lsp`: the workspace/executeCommand
-// commands and their arguments and results. Mirrors lsp/handlers/commands.cpp and the JSON
+// commands and their arguments and results. Mirrors lsp/handlers/execute_command.cpp and the JSON
 // report documented in docs/json-output.md (schema version 1). No vscode import: unit-tested.
 
 export const Commands = {
