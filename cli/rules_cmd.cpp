@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cli/common.h"
+#include "cli/corpus_score.h"
 #include "cli/rule_checks.h"
 #include "core/analyze/diagnoser.h"
 #include "core/rules/lint.h"
@@ -27,10 +28,12 @@ constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
        denpex rules lint [DIR] [--examples DIR]
        denpex rules test [DIR] [--examples DIR] [--rule ID] [--snapshots | --update-snapshots]
        denpex rules docs OUTDIR
+       denpex rules score CORPUS [--floor FILE] [--misses]
 
   list   the rules: shipped ones, or those in DIR
   lint   check rule files: YAML, fields, regexes, examples; exit 1 on any problem
   docs   write a Markdown page per shipped rule and an index (docs/rules/)
+  score  diagnose a corpus of labelled real logs and score top-1, top-3 and negatives
   test   run every rule's examples: those that must match and those that must not.
          Examples come from the rule file's 'examples', from <DIR>/<id>/match|no_match/
          beside the rules, and from --examples DIR (the same layout). --rule runs one rule.
@@ -308,6 +311,7 @@ int runRules(const std::vector<std::string>& args) {
     return args.empty() ? kExitUsage : kExitClean;
   }
   std::string sub = args[0];
+  if (sub == "score") return runScore(std::vector<std::string>(args.begin() + 1, args.end()));
   std::optional<std::string> dir, only;
   std::vector<std::string> exampleDirs;
   Snapshots snapshots = Snapshots::kOff;
