@@ -3,6 +3,7 @@
 #include "core/analyze/diagnoser.h"
 
 #include "core/analyze/metric_signals.h"
+#include "core/base/text.h"
 #include "core/analyze/order.h"
 #include "core/parse/launcher.h"
 #include "core/parse/metrics.h"
@@ -75,6 +76,10 @@ struct Diagnoser::State {
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
   std::vector<Matcher::Hit> hits;
+  // The previous line of the current input, for messages a terminal or a web page wrapped.
+  ParsedLine previous;
+  bool hasPrevious = false;
+  std::string joined;  // scratch
 
   State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {}
 
@@ -174,28 +179,65 @@ struct Diagnoser::State {
     tracker.add(line, finished);
     if (!finished.empty()) takeFinished();
     std::string_view message = line.message();
-    if (message.empty()) return;
+    if (message.empty()) {
+      hasPrevious = false;
+      return;
+    }
     hits.clear();
     matcher.match(message, hits);
-    for (auto& hit : hits) {
-      SignalHit& h = st.hits[hit.rule][static_cast<size_t>(hit.signal)];
-      ++h.count;
-      if (h.seen) continue;
-      h.seen = true;
-      Evidence& e = h.evidence;
-      e.source = line.source;
-      e.line = line.lineNo;
-      e.begin = line.clean.toRaw(line.messageBegin + hit.begin);
-      e.end = line.clean.toRawEnd(line.messageBegin + hit.end);
-      e.signal = rules.rules()[hit.rule]->signals[static_cast<size_t>(hit.signal)].name;
-      e.text = line.clean.text.substr(0, kEvidenceTextMax);
-      e.rank = line.rank;
-      e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
-      h.captures = std::move(hit.captures);
-    }
+    for (auto& hit : hits) record(st, line, hit, line.clean.toRaw(line.messageBegin + hit.begin),
+                                  line.clean.toRawEnd(line.messageBegin + hit.end), line.clean.text);
+    if (hasPrevious && continues(previous, line)) matchAcrossWrap(line);
     MetricSample sample = extractMetrics(message);
     if (!sample.empty() || sample.step) {
       if (!sample.empty()) addMetrics(line, st, sample);
+    }
+    previous = std::move(line);
+    hasPrevious = true;
+  }
+
+  void record(RankState& st, const ParsedLine& line, Matcher::Hit& hit, uint32_t begin, uint32_t end, std::string_view text) {
+    SignalHit& h = st.hits[hit.rule][static_cast<size_t>(hit.signal)];
+    ++h.count;
+    if (h.seen) return;
+    h.seen = true;
+    Evidence& e = h.evidence;
+    e.source = line.source;
+    e.line = line.lineNo;
+    e.begin = begin;
+    e.end = end;
+    e.signal = rules.rules()[hit.rule]->signals[static_cast<size_t>(hit.signal)].name;
+    e.text = std::string(text.substr(0, kEvidenceTextMax));
+    e.rank = line.rank;
+    e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+    h.captures = std::move(hit.captures);
+  }
+
+  // Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page: `prev` is
+  // long, and `next` starts no record of its own (no timestamp, no other rank's prefix, no
+  // traceback line).
+  static bool continues(const ParsedLine& prev, const ParsedLine& next) {
+    std::string_view p = prev.message(), n = next.message();
+    if (p.size() < 50 || next.source != prev.source || !next.timestamp.empty()) return false;
+    if (next.messageBegin > 0 && next.rank != prev.rank) return false;
+    std::string_view t = text::trim(n);
+    return !t.empty() && !text::startsWith(t, "File \"") && !text::startsWith(t, "Traceback (most recent call last)");
+  }
+
+  // Matches the two lines as one message, and keeps the hits that cross the line break; they
+  // are shown on the first line.
+  void matchAcrossWrap(const ParsedLine& line) {
+    std::string_view p = previous.message();
+    joined.assign(p);
+    joined.append(line.message());
+    hits.clear();
+    matcher.match(joined, hits);
+    RankState& st = rank(previous.rank);
+    std::string shown = previous.clean.text + std::string(line.message());
+    for (auto& hit : hits) {
+      if (hit.begin >= p.size() || hit.end <= p.size()) continue;  // found in one line alone
+      record(st, previous, hit, previous.clean.toRaw(previous.messageBegin + hit.begin),
+             previous.clean.toRawEnd(previous.messageBegin + p.size()), shown);
     }
   }
 
@@ -393,6 +435,7 @@ void Diagnoser::beginSource(std::string name, int defaultRank) {
   state_->sourceRanks.push_back(defaultRank);
   state_->source = static_cast<uint32_t>(state_->sources.size() - 1);
   state_->lineNo = 0;
+  state_->hasPrevious = false;
 }
 
 void Diagnoser::addText(std::string_view chunk) {

@@ -109,24 +109,80 @@ int rankFromText(std::string_view m) {
 
 }  // namespace
 
+namespace {
+
+// Ray's worker prefix: "(WorkerDict pid=1234) " or "(RayTrainWorker pid=1234, ip=10.0.0.1) ".
+size_t parseRayPrefix(std::string_view s) {
+  if (s.empty() || s[0] != '(') return 0;
+  size_t close = s.find(") ");
+  if (close == std::string_view::npos || close > 96) return 0;
+  std::string_view inside = s.substr(1, close - 1);
+  size_t pid = inside.find(" pid=");
+  if (pid == 0 || pid == std::string_view::npos) return 0;
+  for (size_t i = 0; i < pid; ++i)
+    if (!text::isIdent(inside[i])) return 0;
+  long long n = 0;
+  if (readInt(inside, pid + 5, n) == 0) return 0;
+  return close + 2;
+}
+
+// A progress bar that another line was glued onto: "  5%|▍   | 200/4443 [11:11<25:23, 2.1s/it]W0613 ..."
+// Returns the bar's length (0: none, or nothing after it).
+size_t gluedBar(std::string_view t) {
+  if (t.find('|') == std::string_view::npos) return 0;
+  size_t at = std::string_view::npos;
+  for (std::string_view rate : {std::string_view("it/s]"), std::string_view("s/it]")}) {
+    size_t r = t.rfind(rate);
+    if (r != std::string_view::npos && (at == std::string_view::npos || r + rate.size() > at)) at = r + rate.size();
+  }
+  if (at == std::string_view::npos || at >= t.size() || t.find_first_not_of(" \t", at) == std::string_view::npos) return 0;
+  return at;
+}
+
+// Paste noise, removed before anything else reads the line.
+void stripPasteNoise(CleanLine& line) {
+  // Markdown: a quoted paste ("> Traceback ...") and bold markers ("**RuntimeError: ...**").
+  std::string_view t = line.text;
+  if (t.size() >= 2 && t[0] == '>' && t[1] == ' ') eraseClean(line, 0, 2);
+  else if (t == ">") eraseClean(line, 0, 1);
+  if (line.text.rfind("**", 0) == 0) {
+    for (size_t at = line.text.find("**"); at != std::string::npos; at = line.text.find("**", at)) eraseClean(line, at, 2);
+  }
+}
+
+}  // namespace
+
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   ParsedLine out;
   out.source = source;
   out.lineNo = lineNo;
   out.clean = cleanLine(raw);
+  stripPasteNoise(out.clean);
   int rank = -1;
   size_t p = parsePrefix(out.clean.text, rank);
   if (p == 0) p = parseHostPrefix(out.clean.text, out.host);
+  if (p == 0) p = parseRayPrefix(out.clean.text);
   if (rank < 0) rank = rankFromText(std::string_view(out.clean.text).substr(p));
   out.rank = rank;
   std::string_view rest = std::string_view(out.clean.text).substr(p);
   // torchrun and srun leave one space between the prefix and the message.
   if (p > 0 && !rest.empty() && rest[0] == ' ') ++p;
   out.messageBegin = p;
-  std::string_view message = std::string_view(out.clean.text).substr(p);
-  if (auto ts = matchTimestamp(message)) out.timestamp = std::string(message.substr(ts->begin, ts->end - ts->begin));
+  // The bar stays in the message (rules may read it); the timestamp and the body come after it.
+  size_t q = p + gluedBar(std::string_view(out.clean.text).substr(p));
+  out.bodyBegin = q;
+  std::string_view message = std::string_view(out.clean.text).substr(q);
+  if (auto ts = matchTimestamp(message)) {
+    out.timestamp = std::string(message.substr(ts->begin, ts->end - ts->begin));
+    // The body starts after the timestamp (and its closing bracket) and the spaces after it.
+    size_t b = ts->end;
+    if (ts->begin > 0 && b < message.size() && message[b] == ']') ++b;
+    if (b < message.size() && message[b] == ' ') {
+      while (b < message.size() && message[b] == ' ') ++b;
+      out.bodyBegin = q + b;
+    }
+  }
   return out;
 }
-
 
 }  // namespace denpex::core

@@ -20,13 +20,20 @@ struct ParsedLine {
   std::string host;       // set by launchers that prefix a host name
   std::string timestamp;  // as printed, empty when none
   size_t messageBegin = 0;
+  size_t bodyBegin = 0;   // after a timestamp that opens the message ("Oct 16 02:07:00 Traceback ...")
 
+  // What the line says after the launcher's prefix (the timestamp included).
   std::string_view message() const {
     return std::string_view(clean.text).substr(std::min(messageBegin, clean.text.size()));
   }
+  // The message without a leading timestamp: where a traceback header or an exception line starts.
+  std::string_view body() const { return std::string_view(clean.text).substr(std::min(bodyBegin, clean.text.size())); }
 };
 
-// Parses the launcher prefix and timestamp of one raw line.
+// Parses the launcher prefix and timestamp of one raw line. Paste noise is removed first (with
+// every clean byte still mapped to its raw offset): a Markdown quote ("> ") and bold ("**") around
+// a pasted error. A tqdm progress bar that another line was glued onto stays in the message;
+// the timestamp and the body are read after it.
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo);
 
 }  // namespace denpex::core

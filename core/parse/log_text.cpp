@@ -152,4 +152,17 @@ CleanLine cleanLine(std::string_view raw) {
   }
 }
 
+void eraseClean(CleanLine& line, size_t pos, size_t n) {
+  if (pos >= line.text.size() || n == 0) return;
+  n = std::min(n, line.text.size() - pos);
+  if (line.origin.empty()) {
+    // The identity mapping made explicit, with the extra entry for end offsets.
+    line.origin.resize(line.text.size() + 1);
+    for (size_t i = 0; i < line.origin.size(); ++i) line.origin[i] = static_cast<uint32_t>(i);
+  }
+  line.text.erase(pos, n);
+  line.origin.erase(line.origin.begin() + static_cast<std::ptrdiff_t>(pos),
+                    line.origin.begin() + static_cast<std::ptrdiff_t>(pos + n));
+}
+
 }  // namespace denpex::core

@@ -80,4 +80,7 @@ struct CleanLine {
 
 CleanLine cleanLine(std::string_view raw);
 
+// Removes clean bytes [pos, pos + n) and keeps every remaining byte's raw offset.
+void eraseClean(CleanLine& line, size_t pos, size_t n);
+
 }  // namespace denpex::core

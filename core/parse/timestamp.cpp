@@ -54,6 +54,21 @@ std::optional<TimestampMatch> matchTimestamp(std::string_view s) {
     }
     return m;
   }
+  // syslog and journald: "Oct 16 02:07:00" (no year).
+  static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  if (i + 3 < s.size() && text::isAlpha(s[i]) && s[i + 3] == ' ') {
+    size_t month = kMonths.find(s.substr(i, 3));
+    size_t d = i + 4;
+    if (d < s.size() && s[d] == ' ') ++d;  // "Oct  6"
+    size_t digits = text::digitsAt(s, d, 2) ? 2 : text::digitsAt(s, d, 1) ? 1 : 0;
+    if (month != std::string_view::npos && month % 3 == 0 && digits && d + digits < s.size() && s[d + digits] == ' ' &&
+        clockAt(s, d + digits + 1)) {
+      double seconds = 0;
+      m.end = readClock(s, d + digits + 1, static_cast<int>(month / 3) + 1, fixedInt(s, d, digits), false, seconds);
+      m.seconds = seconds;
+      return m;
+    }
+  }
   // glog: "I0501 12:00:00.123456" (severity letter, month, day; no year).
   if (i < s.size() && std::string_view("IWEF").find(s[i]) != std::string_view::npos && digitsAt(s, i + 1, 4) &&
       i + 6 < s.size() && s[i + 5] == ' ' && clockAt(s, i + 6)) {

@@ -2,8 +2,8 @@
 // timestamp and to compare two of them.
 //
 // Accepted: ISO 8601 and Python logging ("2024-05-01 12:00:00,123", "2024-05-01T12:00:00.5Z"),
-// torchrun's summary ("2024-05-01_12:00:00"), a bare date ("2024-05-01"), and glog
-// ("I0501 12:00:00.123456"), each optionally after spaces and one '['.
+// torchrun's summary ("2024-05-01_12:00:00"), a bare date ("2024-05-01"), syslog and journald
+// ("Oct 16 02:07:00") and glog ("I0501 12:00:00.123456"), each optionally after spaces and one '['.
 #pragma once
 
 #include <cstddef>

@@ -94,8 +94,22 @@ bool isChainMarker(std::string_view msg) {
 
 }  // namespace
 
+namespace {
+
+// An exception line with no traceback above it (an excerpt that starts late, a notebook or a
+// rich box traceback, a library that prints only the error): the type must name an error, so
+// that "UserWarning: ..." and "Note: ..." are not taken for failures.
+bool isBareException(const ExceptionRecord& rec) {
+  std::string_view type = rec.type;
+  size_t dot = type.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
+  return type.size() <= 80 && (text::endsWith(last, "Error") || text::endsWith(last, "Exception"));
+}
+
+}  // namespace
+
 void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {
-  std::string_view msg = trimRight(line.message());
+  std::string_view msg = trimRight(line.body());
   Open* open = find(line.source, line.rank);
   if (msg == kHeader) {
     if (open && !open->awaitingChain) {
@@ -117,43 +131,56 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
     open->tb.lastLine = line.lineNo;
     return;
   }
-  if (!open) return;
-  ExceptionRecord& rec = open->tb.chain.back();
-  if (!rec.type.empty()) {
-    // The block ended with its exception line; only a chain marker or blank lines continue it.
-    if (msg.empty()) return;
-    if (isChainMarker(msg)) {
-      open->awaitingChain = true;
-      open->tb.lastLine = line.lineNo;
-      return;
+  if (open) {
+    ExceptionRecord& rec = open->tb.chain.back();
+    if (!rec.type.empty()) {
+      // The block ended with its exception line; only a chain marker or blank lines continue it.
+      if (msg.empty()) return;
+      if (isChainMarker(msg)) {
+        open->awaitingChain = true;
+        open->tb.lastLine = line.lineNo;
+        return;
+      }
+      if (open->awaitingChain) return;
+      emit(*open, done);  // and the line is read on its own below
+    } else {
+      Frame frame;
+      if (parseFrame(msg, frame)) {
+        frame.source = line.source;
+        frame.logLine = line.lineNo;
+        rec.frames.push_back(std::move(frame));
+        open->tb.lastLine = line.lineNo;
+        return;
+      }
+      if (msg.empty() || msg[0] == ' ' || msg[0] == '\t' || msg[0] == '[') {
+        // Source lines, caret markers, "[Previous line repeated N more times]".
+        open->tb.lastLine = line.lineNo;
+        return;
+      }
+      if (parseExceptionLine(msg, rec)) {
+        rec.line = line.lineNo;
+        rec.begin = line.clean.toRaw(line.bodyBegin);
+        rec.end = line.clean.toRawEnd(line.bodyBegin + msg.size());
+        open->tb.lastLine = line.lineNo;
+        return;
+      }
+      // Something else interrupted the block before its exception line: it cannot be diagnosed
+      // as a traceback, and its lines stay plain messages.
+      emit(*open, done);
     }
-    if (open->awaitingChain) return;
-    emit(*open, done);
-    return;
   }
-  Frame frame;
-  if (parseFrame(msg, frame)) {
-    frame.source = line.source;
-    frame.logLine = line.lineNo;
-    rec.frames.push_back(std::move(frame));
-    open->tb.lastLine = line.lineNo;
-    return;
-  }
-  if (msg.empty() || msg[0] == ' ' || msg[0] == '\t' || msg[0] == '[') {
-    // Source lines, caret markers, "[Previous line repeated N more times]".
-    open->tb.lastLine = line.lineNo;
-    return;
-  }
-  if (parseExceptionLine(msg, rec)) {
-    rec.line = line.lineNo;
-    rec.begin = line.clean.toRaw(line.messageBegin);
-    rec.end = line.clean.toRawEnd(line.messageBegin + msg.size());
-    open->tb.lastLine = line.lineNo;
-    return;
-  }
-  // Something else interrupted the block before its exception line: it cannot be diagnosed as
-  // a traceback, and its lines stay plain messages.
-  emit(*open, done);
+  ExceptionRecord rec;
+  if (!parseExceptionLine(msg, rec) || !isBareException(rec)) return;
+  rec.line = line.lineNo;
+  rec.begin = line.clean.toRaw(line.bodyBegin);
+  rec.end = line.clean.toRawEnd(line.bodyBegin + msg.size());
+  Traceback tb;
+  tb.source = line.source;
+  tb.rank = line.rank;
+  tb.firstLine = tb.lastLine = line.lineNo;
+  tb.timestamp = line.timestamp;
+  tb.chain.push_back(std::move(rec));
+  done.push_back(std::move(tb));
 }
 
 void TracebackTracker::flush(std::vector<Traceback>& done) {
