@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: denpex rules score CORPUS [--floor FILE] [--misses]
+constexpr const char* kUsage = R"(usage: denpex rules score CORPUS [--floor FILE] [--misses] [--rules DIR]
 
 Diagnoses every labelled log in CORPUS (<name>.log beside <name>.label.yaml) and scores how
 often the first finding is the class the log's thread concluded (top-1), whether it is among
@@ -26,6 +26,7 @@ the first three (top-3), and whether logs where nothing failed get no finding at
   --floor FILE   fail (exit 1) when a score is below the floor's: lines 'top1 0.80',
                  'top3 0.90', 'negatives 1.0'
   --misses       list every log that was not right, with what was found instead
+  --rules DIR    also load the rules in DIR (repeatable; overrides shipped rules by id)
 )";
 
 std::string unquote(std::string_view v) {
@@ -128,6 +129,7 @@ CorpusScore scoreCorpus(const fs::path& dir, const core::RuleSet& rules, const c
 int runScore(const std::vector<std::string>& args) {
   std::optional<std::string> dir, floorFile;
   bool misses = false;
+  std::vector<std::string> ruleDirs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-h" || args[i] == "--help") {
       std::cout << kUsage;
@@ -135,6 +137,7 @@ int runScore(const std::vector<std::string>& args) {
     }
     if (args[i] == "--floor" && i + 1 < args.size()) floorFile = args[++i];
     else if (args[i] == "--misses") misses = true;
+    else if (args[i] == "--rules" && i + 1 < args.size()) ruleDirs.push_back(args[++i]);
     else if (!dir && !args[i].empty() && args[i][0] != '-') dir = args[i];
     else {
       std::cerr << "denpex rules score: unexpected argument '" << args[i] << "'\n" << kUsage;
@@ -146,7 +149,7 @@ int runScore(const std::vector<std::string>& args) {
     std::cerr << "denpex rules score: which corpus folder?\n" << kUsage;
     return kExitUsage;
   }
-  io::LoadedRules load = loadRules({});
+  io::LoadedRules load = loadRules(ruleDirs);
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
   std::vector<std::string> errors;
   CorpusScore s = scoreCorpus(*dir, load.rules, *load.matcher, errors);

@@ -28,7 +28,7 @@ constexpr const char* kRulesUsage = R"(usage: denpex rules list [DIR]
        denpex rules lint [DIR] [--examples DIR]
        denpex rules test [DIR] [--examples DIR] [--rule ID] [--snapshots | --update-snapshots]
        denpex rules docs OUTDIR
-       denpex rules score CORPUS [--floor FILE] [--misses]
+       denpex rules score CORPUS [--floor FILE] [--misses] [--rules DIR]
 
   list   the rules: shipped ones, or those in DIR
   lint   check rule files: YAML, fields, regexes, examples; exit 1 on any problem

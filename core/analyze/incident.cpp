@@ -14,6 +14,18 @@ namespace denpex::core {
 
 namespace {
 
+// The name of the signal behind a negative exit code, as the launcher reports it.
+std::string signalName(int exitCode) {
+  switch (-exitCode) {
+    case 9: return "SIGKILL";
+    case 6: return "SIGABRT";
+    case 11: return "SIGSEGV";
+    case 7: return "SIGBUS";
+    case 15: return "SIGTERM";
+    default: return "signal " + std::to_string(-exitCode);
+  }
+}
+
 struct Event {
   int rank;
   size_t finding;
@@ -64,15 +76,47 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
                              "failure that did not follow from another rank is \"" + verdict(*earliest) +
                              "\" (run torchrun with --tee 3 or --log_dir to see which rank printed it)";
     }
+    // The launcher still says which rank was killed by a signal it did not send (the OOM
+    // killer's SIGKILL): that rank failed first, and the ones it stopped with SIGTERM followed.
+    std::set<long long> stopped(launcher.sigtermPids().begin(), launcher.sigtermPids().end());
     for (const auto& lf : launcher.failures()) {
-      if (lf.rank < 0 || std::any_of(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& r) { return r.rank == lf.rank; }))
-        continue;
+      bool killed = lf.exitCode && *lf.exitCode < 0 && *lf.exitCode != -15 && !(lf.pid && stopped.count(*lf.pid));
+      if (killed && !inc.initiatingRank) {
+        inc.initiatingRank = lf.rank;
+        inc.initiatingReason = "killed by " + (lf.signal.empty() ? signalName(*lf.exitCode) : lf.signal) +
+                               " (exit code " + std::to_string(*lf.exitCode) + "), which the launcher did not send";
+      }
+    }
+    // A rank can be reported twice (the agent's "failed (exitcode ...)" line and the summary):
+    // one entry per rank, with what either report said.
+    std::map<int, LauncherFailure> merged;
+    for (const auto& lf : launcher.failures()) {
+      if (lf.rank < 0) continue;
+      auto [it, fresh] = merged.emplace(lf.rank, lf);
+      if (fresh) continue;
+      LauncherFailure& m = it->second;
+      if (m.host.empty()) m.host = lf.host;
+      if (!m.exitCode) m.exitCode = lf.exitCode;
+      if (!m.pid) m.pid = lf.pid;
+      if (m.signal.empty()) m.signal = lf.signal;
+    }
+    for (const auto& [rank, lf] : merged) {
       RankRole role;
       role.rank = lf.rank;
       role.host = lf.host;
       role.exitCode = lf.exitCode;
-      role.role = "unknown";
-      role.reason = "its lines carry no rank";
+      if (inc.initiatingRank && lf.rank == *inc.initiatingRank) {
+        role.role = "initiator";
+        role.reason = inc.initiatingReason;
+        role.title = earliest ? verdict(*earliest) : "exit code " + std::to_string(lf.exitCode.value_or(0));
+      } else if ((lf.pid && stopped.count(*lf.pid)) || (lf.exitCode && *lf.exitCode == -15)) {
+        role.role = "collateral";
+        role.reason = "stopped by the launcher (SIGTERM)" +
+                      (inc.initiatingRank ? " after rank " + std::to_string(*inc.initiatingRank) + " failed" : std::string());
+      } else {
+        role.role = "unknown";
+        role.reason = "its lines carry no rank";
+      }
       inc.ranks.push_back(role);
     }
     std::sort(inc.ranks.begin(), inc.ranks.end(), [](const RankRole& a, const RankRole& b) { return a.rank < b.rank; });
@@ -109,7 +153,7 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
     for (const auto& [rank, lf] : launched) {
       if (lf->exitCode && *lf->exitCode < 0 && !(lf->pid && sigterm.count(*lf->pid)) && *lf->exitCode != -15) {
         inc.initiatingRank = rank;
-        inc.initiatingReason = "killed by " + (lf->signal.empty() ? "signal " + std::to_string(-*lf->exitCode) : lf->signal) +
+        inc.initiatingReason = "killed by " + (lf->signal.empty() ? signalName(*lf->exitCode) : lf->signal) +
                                ", which the launcher did not send";
         break;
       }

@@ -79,6 +79,21 @@ void LauncherTracker::add(const ParsedLine& line) {
       nccl_[line.rank].dumpFrom = static_cast<int>(*from);
     else if (auto from2 = numberAfter(m, "dump signal from rank ")) nccl_[line.rank].dumpFrom = static_cast<int>(*from2);
   }
+  // The elastic agent's own line when a worker ends: "failed (exitcode: -9) local_rank: 3 (pid: 180497)
+  // of binary: ..." (torch >= 1.9; newer releases prefix it with glog's "E0613 07:54:22.195000 ...").
+  // On one node the local rank is the rank.
+  if (size_t at = m.find("failed (exitcode: "); at != std::string_view::npos && m.find("local_rank: ", at) != std::string_view::npos) {
+    LauncherFailure f;
+    f.exitCode = static_cast<int>(numberAfter(m.substr(at), "failed (exitcode: ").value_or(0));
+    f.localRank = static_cast<int>(numberAfter(m.substr(at), "local_rank: ").value_or(-1));
+    f.rank = f.localRank;
+    f.pid = numberAfter(m.substr(at), "(pid: ");
+    f.source = line.source;
+    f.line = line.lineNo;
+    if (f.rank >= 0) failures_.push_back(f);
+    current_ = nullptr;
+    return;
+  }
   if (m == "Root Cause (first observed failure):") {
     section_ = Section::kRootCause;
     current_ = nullptr;

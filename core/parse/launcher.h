@@ -29,7 +29,7 @@ struct LauncherFailure {
 };
 
 // Reads the launcher's own lines: torchrun's summary block, "Sending process N closing signal
-// SIGTERM", "failed (exitcode: 1) local_rank: 2 (pid: 1236)".
+// SIGTERM", the agent's "failed (exitcode: -9) local_rank: 2 (pid: 1236) of binary: ...".
 class LauncherTracker {
  public:
   void add(const ParsedLine& line);
