@@ -81,7 +81,25 @@ struct Diagnoser::State {
   bool hasPrevious = false;
   std::string joined;  // scratch
 
-  State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {}
+  // positive[rule][signal]: the signal counts for the rule where it is seen (it appears in the
+  // condition outside any `not`). A signal that only rules a failure out says nothing about
+  // which rank showed the failure.
+  std::vector<std::vector<bool>> positive;
+
+  State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {
+    for (const auto& rule : rules.rules()) {
+      positive.emplace_back(rule->signals.size(), false);
+      markPositive(rule->condition, true, positive.back());
+    }
+  }
+
+  static void markPositive(const Condition& c, bool polarity, std::vector<bool>& out) {
+    if (c.op == Condition::Op::kSignal) {
+      if (polarity && c.signal >= 0 && static_cast<size_t>(c.signal) < out.size()) out[static_cast<size_t>(c.signal)] = true;
+      return;
+    }
+    for (const auto& a : c.args) markPositive(a, c.op == Condition::Op::kNot ? !polarity : polarity, out);
+  }
 
   void takeFinished() {
     for (auto& tb : finished) onTraceback(std::move(tb));
@@ -256,7 +274,7 @@ struct Diagnoser::State {
       SignalValue& v = values[s];
       if (!sig.metric.empty()) {
         if (metrics) v = evalMetric(sig, *metrics);
-        if (v.value && own && metrics == &own->metrics) own_ = true;
+        if (v.value && own && metrics == &own->metrics && positive[ruleIndex][s]) own_ = true;
         continue;
       }
       const SignalHit* hit = nullptr;
@@ -265,7 +283,7 @@ struct Diagnoser::State {
       if (!hit) continue;
       uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
       if (count < static_cast<uint64_t>(sig.minCount)) continue;
-      if (own && hit == &own->hits[ruleIndex][s]) own_ = true;
+      if (own && hit == &own->hits[ruleIndex][s] && positive[ruleIndex][s]) own_ = true;
       v.value = true;
       v.evidence.push_back(hit->evidence);
       v.captures = hit->captures;

@@ -53,6 +53,22 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
       events.push_back({rank, i, &ev, timestampSeconds(ev.timestamp), rootClass});
     }
   }
+  if (events.empty()) {
+    // An unprefixed log: torchrun's summary can still say which rank raised which exception
+    // (it prints each failed rank's traceback when the entry point has @record). A finding whose
+    // exception reads the same, numbers and addresses masked, belongs to that rank.
+    for (const auto& lf : launcher.failures()) {
+      if (lf.rank < 0 || lf.exception.empty()) continue;
+      std::string said = maskMessage(lf.exception);
+      for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        if (f.exceptionType.empty() || maskMessage(f.exceptionType + ": " + f.exceptionMessage) != said) continue;
+        events.push_back({lf.rank, i, &f.evidence.front(), timestampSeconds(lf.time), f.rule->role != Role::kCollateral});
+      }
+    }
+  }
+  std::map<size_t, std::set<int>> findingRanks;  // the ranks each finding was seen on
+  for (const auto& e : events) findingRanks[e.finding].insert(e.rank);
   std::set<int> world = ranksSeen;
   world.erase(-1);
   for (const auto& lf : launcher.failures())
@@ -85,6 +101,33 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
         inc.initiatingRank = lf.rank;
         inc.initiatingReason = "killed by " + (lf.signal.empty() ? signalName(*lf.exitCode) : lf.signal) +
                                " (exit code " + std::to_string(*lf.exitCode) + "), which the launcher did not send";
+      }
+    }
+    if (!inc.initiatingRank && !earliest && !launcher.failures().empty()) {
+      // Every failure printed was collateral (timeouts, closed connections). On one node the
+      // summary lists the ranks that failed, and the launcher stopped the others with SIGTERM:
+      // a single rank missing from the list, with one more process stopped, is the one that hung.
+      std::set<int> failed;
+      std::set<long long> failedPids;
+      for (const auto& lf : launcher.failures()) {
+        if (lf.rank >= 0) failed.insert(lf.rank);
+        if (lf.pid) failedPids.insert(*lf.pid);
+      }
+      size_t others = 0;
+      for (long long pid : stopped) others += failedPids.count(pid) ? 0 : 1;
+      std::vector<int> missing;
+      for (int r = 0; r < static_cast<int>(failed.size() + others); ++r)
+        if (!failed.count(r)) missing.push_back(r);
+      if (missing.size() == 1 && others == 1) {
+        inc.initiatingRank = missing.front();
+        inc.initiatingReason = "it is the one rank the launcher's summary does not list as failed: while the others timed "
+                               "out or lost their connection to it, it reported nothing and was stopped with SIGTERM (a hang)";
+        RankRole role;
+        role.rank = missing.front();
+        role.role = "initiator";
+        role.reason = inc.initiatingReason;
+        role.title = "no failure printed (hung)";
+        inc.ranks.push_back(role);
       }
     }
     // A rank can be reported twice (the agent's "failed (exitcode ...)" line and the summary):
@@ -278,9 +321,9 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
   if (initiatingFinding) inc.initiatingFinding = initiator->finding;
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    if (inc.initiatingFinding == i || f.rankEvidence.empty()) continue;
+    if (inc.initiatingFinding == i || !findingRanks.count(i)) continue;
     bool allCollateral = true;
-    for (const auto& [rank, ev] : f.rankEvidence) {
+    for (int rank : findingRanks[i]) {
       auto it = std::find_if(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& rr) { return rr.rank == rank; });
       if (it == inc.ranks.end() || it->role != "collateral") allCollateral = false;
     }

@@ -44,6 +44,17 @@ std::vector<int> rankList(std::string_view m, size_t open) {
   return out;
 }
 
+// "IndexError: index 1020 is out of bounds ...": a dotted name ending in Error or Exception, a colon.
+bool isExceptionLine(std::string_view m) {
+  size_t i = 0;
+  while (i < m.size() && (text::isIdent(m[i]) || m[i] == '.')) ++i;
+  if (i == 0 || i >= m.size() || m[i] != ':' || !text::isAlpha(m[0])) return false;
+  std::string_view type = m.substr(0, i);
+  size_t dot = type.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
+  return text::endsWith(last, "Error") || text::endsWith(last, "Exception");
+}
+
 void addAll(std::vector<int>& to, const std::vector<int>& from) {
   for (int r : from)
     if (std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
@@ -149,6 +160,9 @@ void LauncherTracker::add(const ParsedLine& line) {
     if (pid != std::string_view::npos) current_->pid = std::atoll(std::string(value.substr(pid + 5)).c_str());
   } else if (key == "error_file") {
     current_->errorFile = std::string(value);
+  } else if (isExceptionLine(m)) {
+    // The last line of the rank's traceback (printed when the entry point has @record).
+    current_->exception = std::string(m);
   }
   size_t sig = m.find("Signal ");
   if (sig != std::string_view::npos && m.find("received by PID", sig) != std::string_view::npos) {

@@ -23,6 +23,7 @@ struct LauncherFailure {
   std::string time;    // as printed
   std::string signal;  // "SIGKILL" when "Signal 9 (SIGKILL) received by PID ..."
   std::string errorFile;
+  std::string exception;   // the last exception line of the traceback the summary printed (@record)
   bool rootCause = false;  // listed under "Root Cause (first observed failure)"
   uint32_t source = 0;
   uint64_t line = 0;
