@@ -396,6 +396,25 @@ struct Diagnoser::State {
         }
       }
     }
+    // A traceback whose exception a finding's rule recognises is explained by that finding too,
+    // even when the finding's evidence is another line: the same failure worded another way, or
+    // on another rank of an unprefixed log ("Connection reset by peer" on one rank, "Connection
+    // closed by peer" on the next). Only signals that count for a rule (outside any `not`) do.
+    std::vector<Matcher::Hit> groupHits;
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      if (claimed[gi]) continue;
+      const ExceptionRecord& fin = groups[gi].first.final();
+      groupHits.clear();
+      matcher.match(fin.type + (fin.message.empty() ? "" : ": " + fin.message), groupHits);
+      for (const auto& hit : groupHits) {
+        if (!positive[hit.rule][static_cast<size_t>(hit.signal)]) continue;
+        auto f = std::find_if(out.findings.begin(), out.findings.end(),
+                              [&](const Finding& x) { return x.rule == rules.rules()[hit.rule]; });
+        if (f == out.findings.end()) continue;
+        claimed[gi] = true;
+        break;
+      }
+    }
     if (const Rule* fb = fallbackRule()) {
       std::shared_ptr<const Rule> fbShared;
       for (const auto& r : rules.rules())

@@ -14,6 +14,12 @@ namespace denpex::core {
 
 namespace {
 
+// True when every finding but `except` is collateral by its rule.
+bool onlyCollateralBesides(const std::vector<Finding>& findings, const Finding* except) {
+  return std::all_of(findings.begin(), findings.end(),
+                     [&](const Finding& f) { return &f == except || f.rule->role == Role::kCollateral; });
+}
+
 // The name of the signal behind a negative exit code, as the launcher reports it.
 std::string signalName(int exitCode) {
   switch (-exitCode) {
@@ -156,6 +162,12 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
         role.role = "collateral";
         role.reason = "stopped by the launcher (SIGTERM)" +
                       (inc.initiatingRank ? " after rank " + std::to_string(*inc.initiatingRank) + " failed" : std::string());
+      } else if (inc.initiatingRank && onlyCollateralBesides(findings, earliest)) {
+        // Every other failure the log shows follows from another rank (timeouts, closed
+        // connections), so whichever rank printed it, this one's failure followed rank X's.
+        role.role = "collateral";
+        role.reason = "exit code " + std::to_string(lf.exitCode.value_or(0)) + " after rank " +
+                      std::to_string(*inc.initiatingRank) + " failed; the log shows no failure of its own";
       } else {
         role.role = "unknown";
         role.reason = "its lines carry no rank";
@@ -165,7 +177,12 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
     std::sort(inc.ranks.begin(), inc.ranks.end(), [](const RankRole& a, const RankRole& b) { return a.rank < b.rank; });
     for (const auto& lf : launcher.failures())
       if (lf.rootCause && !inc.launcherRootCause) inc.launcherRootCause = lf.rank;
-    if (inc.launcherRootCause && earliest)
+    if (inc.launcherRootCause && inc.initiatingRank && *inc.launcherRootCause != *inc.initiatingRank)
+      inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
+                         " as the first observed failure, but rank " + std::to_string(*inc.launcherRootCause) +
+                         "'s failure followed from rank " + std::to_string(*inc.initiatingRank) +
+                         " (torchrun orders failures by whole-second timestamps and knows nothing of collateral failures)";
+    else if (inc.launcherRootCause && !inc.initiatingRank && earliest)
       inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
                          " as the first observed failure; it picks by whole-second timestamps, so with an unprefixed log it cannot be confirmed";
     return inc;

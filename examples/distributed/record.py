@@ -64,6 +64,11 @@ SCENARIOS = {
     "raise-tee": (STANDALONE + ["--tee", "3"], "raise", False),
     "raise-record-tee": (STANDALONE + ["--tee", "3"], "raise", True),
     "raise-plain": (STANDALONE, "raise", False),
+    # Without --tee the lines carry no rank; what is left to tell the ranks apart is the
+    # launcher: the tracebacks its summary prints (@record), its exit codes and its SIGTERMs.
+    "raise-record-plain": (STANDALONE, "raise", True),
+    "kill-plain": (STANDALONE, "kill", False),
+    "hang-plain": (STANDALONE, "hang", False),
     "kill-tee": (STANDALONE + ["--tee", "3"], "kill", False),
     "hang-tee": (STANDALONE + ["--tee", "3"], "hang", False),
     "raise-logdir": (C10D + ["--log_dir", LOG_DIR, "--redirects", "3"], "raise", True),

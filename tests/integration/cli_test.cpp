@@ -290,7 +290,7 @@ TEST(Cli, RecordedDistributedRuns) {
       }
     }
   }
-  EXPECT_GE(scenarios, 7);
+  EXPECT_GE(scenarios, 10);
   Result text = denpex({"diagnose", "tests/distributed/kill-tee/torchrun.log"});
   EXPECT_TRUE(contains(text.out, "Incident: rank 2 failed first")) << text.out;
   EXPECT_TRUE(contains(text.out, "error[host-oom-killed]")) << text.out;
