@@ -1,5 +1,6 @@
 // Folders of per-rank logs: which files they hold, which rank each belongs to, and feeding
-// them into a diagnoser as one run.
+// them into a diagnoser as one run. Reads the disk; keeps no state; safe from any thread (a
+// Diagnoser passed in belongs to the caller's thread).
 #pragma once
 
 #include <filesystem>

@@ -1,6 +1,6 @@
 // Finds calls in Python source without running Python: enough of the tokenizer (strings of
 // every prefix and quote style, comments, brackets) to find `name.Dotted(` and split its
-// arguments at top level. All offsets are bytes into the source text.
+// arguments at top level. All offsets are bytes into the source text. Pure; safe from any thread.
 #pragma once
 
 #include <cstddef>

@@ -155,10 +155,11 @@ class RuleSet {
 };
 
 // Parses one rule file. On failure returns an error and appends every problem found (with its
-// line) to `errors`; warnings that do not stop the rule from loading are appended too.
+// line) to `errors`; warnings that do not stop the rule from loading are appended too. Pure:
+// reads only `source`; safe from any thread.
 Expected<Rule> parseRule(const RuleSource& source, std::vector<RuleError>& errors);
 
-// The rules compiled into the binary.
+// The rules compiled into the binary, sorted by path. The texts are static; never fails.
 std::vector<RuleSource> builtinRuleSources();
 
 }  // namespace denpex::core
