@@ -239,7 +239,10 @@ struct Diagnoser::State {
     if (p.size() < 50 || next.source != prev.source || !next.timestamp.empty()) return false;
     if (next.messageBegin > 0 && next.rank != prev.rank) return false;
     std::string_view t = text::trim(n);
-    return !t.empty() && !text::startsWith(t, "File \"") && !text::startsWith(t, "Traceback (most recent call last)");
+    if (t.empty() || text::startsWith(t, "File \"") || text::startsWith(t, "Traceback (most recent call last)")) return false;
+    // A record like the one before ("step 12 | loss ...", "{'loss': ...") is a record of its own.
+    auto firstWord = [](std::string_view s) { return s.substr(0, std::min(s.find(' '), size_t{16})); };
+    return firstWord(text::trim(p)) != firstWord(t);
   }
 
   // Matches the two lines as one message, and keeps the hits that cross the line break; they
