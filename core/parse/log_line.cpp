@@ -139,6 +139,26 @@ size_t gluedBar(std::string_view t) {
   return at;
 }
 
+// A platform's pod or node prefix in brackets: "[job-master-0] ", "[worker-3]: " (Kubeflow and
+// similar job runners that merge the logs of several pods). Lower case with a digit, so
+// "[INFO]", "[E ProcessGroupNCCL.cpp:566]" and timestamps never match.
+size_t parseBracketHost(std::string_view s, std::string& host) {
+  if (s.size() < 4 || s[0] != '[' || !text::isLower(s[1])) return 0;
+  size_t close = s.find(']');
+  if (close == std::string_view::npos || close > 64) return 0;
+  bool digit = false;
+  for (size_t i = 1; i < close; ++i) {
+    char c = s[i];
+    if (!(text::isLower(c) || isDigit(c) || c == '-' || c == '_' || c == '.')) return 0;
+    digit |= isDigit(c);
+  }
+  size_t end = close + 1;
+  if (end < s.size() && s[end] == ':') ++end;
+  if (!digit || end >= s.size() || s[end] != ' ') return 0;
+  host = std::string(s.substr(1, close - 1));
+  return end;
+}
+
 // Paste noise, removed before anything else reads the line.
 void stripPasteNoise(CleanLine& line) {
   // Markdown: a quoted paste ("> Traceback ...") and bold markers ("**RuntimeError: ...**").
@@ -162,6 +182,7 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   size_t p = parsePrefix(out.clean.text, rank);
   if (p == 0) p = parseHostPrefix(out.clean.text, out.host);
   if (p == 0) p = parseRayPrefix(out.clean.text);
+  if (p == 0) p = parseBracketHost(out.clean.text, out.host);
   if (rank < 0) rank = rankFromText(std::string_view(out.clean.text).substr(p));
   out.rank = rank;
   std::string_view rest = std::string_view(out.clean.text).substr(p);

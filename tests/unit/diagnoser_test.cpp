@@ -225,6 +225,36 @@ TEST_F(DiagnoserTest, SnapshotsFollowAGrowingLog) {
   EXPECT_EQ(snap.lines, fin.lines);
 }
 
+// A message a terminal wrapped mid-word is still recognised, on the line where it starts.
+TEST_F(DiagnoserTest, WrappedMessagesAreMatchedAcrossTheBreak) {
+  auto d = run("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, Timeout(ms)=1800000) ran for 1800011 millisecond\n"
+               "s before timing out.\n");
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].rule->id, "collective-timeout");
+  EXPECT_EQ(d.findings[0].evidence.front().line, 0u);
+}
+
+// torchrun without --tee: the agent's own line says which rank the OOM killer took.
+TEST_F(DiagnoserTest, AnUnprefixedLogStillNamesTheKilledRank) {
+  auto d = run("WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 101 closing signal SIGTERM\n"
+               "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 104) of binary: /usr/bin/python3\n");
+  ASSERT_TRUE(d.incident.initiatingRank);
+  EXPECT_EQ(*d.incident.initiatingRank, 3);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].rule->id, "host-oom-killed");
+  EXPECT_TRUE(d.initiating(0));
+}
+
+// A signal that only rules a failure out (under `not`) says nothing about which rank showed it.
+TEST_F(DiagnoserTest, NegatedSignalsDoNotMakeARanksFinding) {
+  auto d = run("[rank0]: RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1\n"
+               "  exitcode  : -9 (pid: 8787)\n");
+  for (const auto& f : d.findings)
+    if (f.rule->id == "host-oom-killed") {
+      EXPECT_TRUE(f.ranks.empty()) << "rank 0 only printed an exception";
+    }
+}
+
 TEST(MaskMessage, MasksNumbersAddressesAndPaths) {
   EXPECT_EQ(maskMessage("Tried 20.00 MiB at 0x7f00ab on rank 3"), "Tried <N> MiB at <ADDR> on rank <N>");
   EXPECT_EQ(maskMessage("cannot open '/data/shard_01.bin'"), "cannot open '<PATH>'");

@@ -51,6 +51,24 @@ TEST(LogParser, Timestamps) {
   EXPECT_EQ(parseLine("no time here", 0, 0).timestamp, "");
 }
 
+TEST(LogParser, PasteNoiseAndPlatformPrefixes) {
+  ParsedLine md = parseLine("> **RuntimeError: CUDA out of memory.** Tried", 0, 0);
+  EXPECT_EQ(md.message(), "RuntimeError: CUDA out of memory. Tried");
+  EXPECT_EQ(md.clean.toRaw(0), 4u);  // still mapped to the raw line
+  ParsedLine ray = parseLine("(RayTrainWorker pid=1234, ip=10.0.0.1) RuntimeError: x", 0, 0);
+  EXPECT_EQ(ray.message(), "RuntimeError: x");
+  ParsedLine pod = parseLine("[job-master-0] Traceback (most recent call last):", 0, 0);
+  EXPECT_EQ(pod.host, "job-master-0");
+  EXPECT_EQ(pod.message(), "Traceback (most recent call last):");
+  EXPECT_EQ(parseLine("[INFO] x", 0, 0).host, "");
+  ParsedLine bar = parseLine(" 14%|#   | 378/2724 [13:58<86:18, 132.44s/it][2023-06-07 22:16:00,018] [INFO] x", 0, 0);
+  EXPECT_EQ(bar.timestamp, "2023-06-07 22:16:00,018");
+  EXPECT_EQ(bar.body(), "[INFO] x");
+  ParsedLine syslog = parseLine("Oct 16 02:07:00 Traceback (most recent call last):", 0, 0);
+  EXPECT_EQ(syslog.timestamp, "Oct 16 02:07:00");
+  EXPECT_EQ(syslog.body(), "Traceback (most recent call last):");
+}
+
 TEST(LogParser, MetricsPipeFormat) {
   MetricSample s = extractMetrics("step 12 | loss 0.6931 | grad_norm 0.0018 | lr 1.0e-03");
   ASSERT_TRUE(s.step && s.loss && s.gradNorm && s.lr);
@@ -109,6 +127,20 @@ std::vector<Traceback> track(const std::string& text) {
   while (std::getline(in, line)) t.add(parseLine(line, 0, n++), out);
   t.flush(out);
   return out;
+}
+
+TEST(LogParser, ExceptionLinesWithoutATracebackAreTheirOwn) {
+  auto tbs = track(
+      "----> 127 loss.backward()\n"
+      "RuntimeError: Found dtype Double but expected Float\n"
+      "UserWarning: this is not a failure\n"
+      "Note: neither is this\n"
+      "OSError: [Errno 28] No space left on device\n");
+  ASSERT_EQ(tbs.size(), 2u);
+  EXPECT_EQ(tbs[0].final().type, "RuntimeError");
+  EXPECT_TRUE(tbs[0].final().frames.empty());
+  EXPECT_EQ(tbs[0].final().line, 1u);
+  EXPECT_EQ(tbs[1].final().type, "OSError");
 }
 
 TEST(LogParser, SimpleTraceback) {
