@@ -270,14 +270,15 @@ TEST_F(Workspace, AGrowingLogIsDiagnosedFromWhereItLeftOff) {
 
 TEST_F(Workspace, SettingsTurnAutomaticDiagnosisOffAndAddRuleFolders) {
   fs::create_directories(dir_ / "team-rules");
-  std::ofstream(dir_ / "team-rules/disk-quota.yaml")
-      << "id: disk-quota\ntitle: Disk quota exceeded\ncategory: storage\nsummary: s\nsignals:\n  q: '(?i)disk quota exceeded'\ncondition: q\n";
-  std::ofstream(dir_ / "quota.log") << "OSError: [Errno 122] Disk quota exceeded\n";
+  // A failure only the team's own rule knows (the lab's data mount going away).
+  std::ofstream(dir_ / "team-rules/lab-mount-lost.yaml")
+      << "id: lab-mount-lost\ntitle: Lab data mount lost\ncategory: storage\nsummary: s\nsignals:\n  q: 'LabMountError: /lab/data'\ncondition: q\n";
+  std::ofstream(dir_ / "quota.log") << "LabMountError: /lab/data went away\n";
   InProcessClient c;
   c.initialize(uriOf(dir_), json::object(), {{"rules", {"team-rules"}}});
   openLog(c, dir_ / "quota.log");
   json d = diagnosticsFor(c, dir_ / "quota.log");
-  EXPECT_EQ(d["diagnostics"][0]["code"], "disk-quota");
+  EXPECT_EQ(d["diagnostics"][0]["code"], "lab-mount-lost");
   c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"autoDiagnose", false}}}}}});
   json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["diagnostics"].empty(); });
   EXPECT_TRUE(cleared["diagnostics"].empty());
