@@ -2,6 +2,7 @@
 // ordered findings at the end (see diagnoser.h).
 #include "core/analyze/diagnoser.h"
 
+#include "core/analyze/exception_groups.h"
 #include "core/analyze/metric_signals.h"
 #include "core/base/text.h"
 #include "core/analyze/order.h"
@@ -33,15 +34,6 @@ struct RankState {
   std::string lastTimestamp;
 };
 
-struct ExceptionGroup {
-  Traceback first;
-  std::map<int, Evidence> rankFirst;  // each rank's first occurrence
-  int count = 0;
-  std::set<int> ranks;
-  std::vector<std::tuple<uint32_t, uint64_t, uint64_t>> ranges;  // (source, first, last)
-  std::string templ;
-};
-
 bool evalCondition(const Condition& c, const std::vector<SignalValue>& values) {
   switch (c.op) {
     case Condition::Op::kSignal: return values[static_cast<size_t>(c.signal)].value;
@@ -70,9 +62,7 @@ struct Diagnoser::State {
   uint64_t totalLines = 0;
   std::string pending;
   std::map<int, RankState> ranks;
-  std::vector<ExceptionGroup> groups;
-  std::map<std::string, size_t> groupIndex;
-  uint64_t droppedExceptions = 0;
+  ExceptionGroups exceptions;
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
   std::vector<Matcher::Hit> hits;
@@ -81,28 +71,11 @@ struct Diagnoser::State {
   bool hasPrevious = false;
   std::string joined;  // scratch
 
-  // positive[rule][signal]: the signal counts for the rule where it is seen (it appears in the
-  // condition outside any `not`). A signal that only rules a failure out says nothing about
-  // which rank showed the failure.
-  std::vector<std::vector<bool>> positive;
-
-  State(const RuleSet& r, const Matcher& m, Options o) : rules(r), matcher(m), options(o) {
-    for (const auto& rule : rules.rules()) {
-      positive.emplace_back(rule->signals.size(), false);
-      markPositive(rule->condition, true, positive.back());
-    }
-  }
-
-  static void markPositive(const Condition& c, bool polarity, std::vector<bool>& out) {
-    if (c.op == Condition::Op::kSignal) {
-      if (polarity && c.signal >= 0 && static_cast<size_t>(c.signal) < out.size()) out[static_cast<size_t>(c.signal)] = true;
-      return;
-    }
-    for (const auto& a : c.args) markPositive(a, c.op == Condition::Op::kNot ? !polarity : polarity, out);
-  }
+  State(const RuleSet& r, const Matcher& m, Options o)
+      : rules(r), matcher(m), options(o), exceptions(o.maxExceptionGroups) {}
 
   void takeFinished() {
-    for (auto& tb : finished) onTraceback(std::move(tb));
+    for (auto& tb : finished) exceptions.add(std::move(tb));
     finished.clear();
   }
 
@@ -113,42 +86,6 @@ struct Diagnoser::State {
     st.hits.resize(rules.rules().size());
     for (size_t i = 0; i < rules.rules().size(); ++i) st.hits[i].resize(rules.rules()[i]->signals.size());
     return st;
-  }
-
-  static Evidence exceptionEvidence(const Traceback& tb) {
-    const ExceptionRecord& fin = tb.final();
-    Evidence e;
-    e.source = tb.source;
-    e.line = fin.line;
-    e.begin = fin.begin;
-    e.end = fin.end;
-    e.signal = "exception";
-    e.text = (fin.type + (fin.message.empty() ? "" : ": " + fin.message)).substr(0, kEvidenceTextMax);
-    e.rank = tb.rank;
-    e.timestamp = tb.timestamp;
-    return e;
-  }
-
-  void onTraceback(Traceback&& tb) {
-    const ExceptionRecord& fin = tb.final();
-    std::string key = fin.type + ": " + maskMessage(fin.message);
-    auto it = groupIndex.find(key);
-    if (it == groupIndex.end()) {
-      if (groups.size() >= options.maxExceptionGroups) {
-        ++droppedExceptions;
-        return;
-      }
-      it = groupIndex.emplace(key, groups.size()).first;
-      ExceptionGroup g;
-      g.templ = maskMessage(fin.message);
-      g.first = tb;
-      groups.push_back(std::move(g));
-    }
-    ExceptionGroup& g = groups[it->second];
-    ++g.count;
-    if (tb.rank >= 0) g.ranks.insert(tb.rank);
-    if (tb.rank >= 0 && !g.rankFirst.count(tb.rank)) g.rankFirst[tb.rank] = exceptionEvidence(tb);
-    if (g.ranges.size() < 64) g.ranges.emplace_back(tb.source, tb.firstLine, tb.lastLine);
   }
 
   void addMetrics(const ParsedLine& line, RankState& st, const MetricSample& s) {
@@ -277,7 +214,7 @@ struct Diagnoser::State {
       SignalValue& v = values[s];
       if (!sig.metric.empty()) {
         if (metrics) v = evalMetric(sig, *metrics);
-        if (v.value && own && metrics == &own->metrics && positive[ruleIndex][s]) own_ = true;
+        if (v.value && own && metrics == &own->metrics && rule.positiveSignals[s]) own_ = true;
         continue;
       }
       const SignalHit* hit = nullptr;
@@ -286,7 +223,7 @@ struct Diagnoser::State {
       if (!hit) continue;
       uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
       if (count < static_cast<uint64_t>(sig.minCount)) continue;
-      if (own && hit == &own->hits[ruleIndex][s] && positive[ruleIndex][s]) own_ = true;
+      if (own && hit == &own->hits[ruleIndex][s] && rule.positiveSignals[s]) own_ = true;
       v.value = true;
       v.evidence.push_back(hit->evidence);
       v.captures = hit->captures;
@@ -326,12 +263,6 @@ struct Diagnoser::State {
     f.confidence = rule.evidence.empty() ? 1.0 : static_cast<double>(seen) / rule.evidence.size();
     if (r >= 0) f.ranks.push_back(r);
     return f;
-  }
-
-  const Rule* fallbackRule() const {
-    for (const auto& r : rules.rules())
-      if (r->fallback) return r.get();
-    return nullptr;
   }
 
   Diagnosis finish() {
@@ -376,80 +307,10 @@ struct Diagnoser::State {
       out.findings.push_back(std::move(merged));
     }
 
-    // A traceback whose lines are some finding's evidence is explained by it.
-    std::vector<bool> claimed(groups.size(), false);
-    auto inGroup = [](const ExceptionGroup& g, const Evidence& e) {
-      for (const auto& [src, a, b] : g.ranges)
-        if (src == e.source && e.line >= a && e.line <= b) return true;
-      return false;
-    };
-    for (auto& f : out.findings) {
-      for (size_t gi = 0; gi < groups.size(); ++gi) {
-        bool hit = std::any_of(f.evidence.begin(), f.evidence.end(),
-                               [&](const Evidence& e) { return inGroup(groups[gi], e); }) ||
-                   std::any_of(f.rankEvidence.begin(), f.rankEvidence.end(),
-                               [&](const auto& re) { return inGroup(groups[gi], re.second); });
-        if (!hit) continue;
-        claimed[gi] = true;
-        if (f.exceptionType.empty()) {
-          const Traceback& tb = groups[gi].first;
-          f.exceptionType = tb.final().type;
-          f.exceptionMessage = tb.final().message;
-          if (const Frame* uf = tb.userFrame()) f.userFrame = *uf;
-        }
-      }
-    }
-    // A traceback whose exception a finding's rule recognises is explained by that finding too,
-    // even when the finding's evidence is another line: the same failure worded another way, or
-    // on another rank of an unprefixed log ("Connection reset by peer" on one rank, "Connection
-    // closed by peer" on the next). Only signals that count for a rule (outside any `not`) do.
-    std::vector<Matcher::Hit> groupHits;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      if (claimed[gi]) continue;
-      const ExceptionRecord& fin = groups[gi].first.final();
-      groupHits.clear();
-      matcher.match(fin.type + (fin.message.empty() ? "" : ": " + fin.message), groupHits);
-      for (const auto& hit : groupHits) {
-        if (!positive[hit.rule][static_cast<size_t>(hit.signal)]) continue;
-        auto f = std::find_if(out.findings.begin(), out.findings.end(),
-                              [&](const Finding& x) { return x.rule == rules.rules()[hit.rule]; });
-        if (f == out.findings.end()) continue;
-        claimed[gi] = true;
-        break;
-      }
-    }
-    if (const Rule* fb = fallbackRule()) {
-      std::shared_ptr<const Rule> fbShared;
-      for (const auto& r : rules.rules())
-        if (r.get() == fb) fbShared = r;
-      for (size_t gi = 0; gi < groups.size(); ++gi) {
-        if (claimed[gi]) continue;
-        const ExceptionGroup& g = groups[gi];
-        const Traceback& tb = g.first;
-        const ExceptionRecord& fin = tb.final();
-        Finding f;
-        f.rule = fbShared;
-        f.exceptionType = fin.type;
-        f.exceptionMessage = fin.message;
-        f.messageTemplate = fin.type + ": " + g.templ;
-        f.count = g.count;
-        f.ranks.assign(g.ranks.begin(), g.ranks.end());
-        f.evidence.push_back(exceptionEvidence(tb));
-        f.rankEvidence = g.rankFirst;
-        if (const Frame* uf = tb.userFrame()) {
-          f.userFrame = *uf;
-          Evidence fe;
-          fe.source = uf->source;
-          fe.line = uf->logLine;
-          fe.signal = "user-frame";
-          fe.text = "File \"" + uf->file + "\", line " + std::to_string(uf->line) +
-                    (uf->function.empty() ? "" : ", in " + uf->function);
-          fe.rank = tb.rank;
-          f.evidence.push_back(fe);
-        }
-        out.findings.push_back(std::move(f));
-      }
-    }
+    std::shared_ptr<const Rule> fallback;
+    for (const auto& r : rules.rules())
+      if (r->fallback) fallback = r;
+    exceptions.explain(out.findings, rules, matcher, fallback);
 
     std::set<int> ranksSeen;
     for (const auto& [r, st] : ranks)

@@ -100,6 +100,9 @@ struct Rule {
   std::vector<Signal> signals;
   Condition condition;
   std::string conditionText;
+  // positiveSignals[i]: signal i appears in the condition outside any `not`, so seeing it counts
+  // for the failure (a signal that only rules the failure out does not).
+  std::vector<bool> positiveSignals;
   std::vector<int> evidence;  // signals whose lines are shown as evidence, in order
   bool fallback = false;      // the rule for exceptions no other rule explains
 

@@ -164,6 +164,15 @@ class ConditionParser {
   size_t pos_ = 0;
 };
 
+// Marks the signals that appear in the condition outside any `not`.
+void markPositive(const Condition& c, bool polarity, std::vector<bool>& out) {
+  if (c.op == Condition::Op::kSignal) {
+    if (polarity && c.signal >= 0 && static_cast<size_t>(c.signal) < out.size()) out[static_cast<size_t>(c.signal)] = true;
+    return;
+  }
+  for (const auto& a : c.args) markPositive(a, c.op == Condition::Op::kNot ? !polarity : polarity, out);
+}
+
 std::optional<double> parseDouble(const std::string& text) {
   try {
     size_t used = 0;
@@ -316,6 +325,8 @@ Rule load(const RuleSource& source) {
     if (!root["condition"]) throw LoadError{0, "missing required field 'condition'"};
     r.conditionText = scalar(root["condition"], "condition");
     r.condition = ConditionParser(r.conditionText, r, lineOf(root["condition"])).parse();
+    r.positiveSignals.assign(r.signals.size(), false);
+    markPositive(r.condition, true, r.positiveSignals);
   }
   if (root["evidence"]) {
     for (const auto& name : stringList(root["evidence"], "evidence")) {
