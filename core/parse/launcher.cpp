@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/base/text.h"
+#include "core/parse/traceback.h"
 
 namespace denpex::core {
 
@@ -42,17 +43,6 @@ std::vector<int> rankList(std::string_view m, size_t open) {
     while (i < inner.size() && text::isDigit(inner[i])) ++i;
   }
   return out;
-}
-
-// "IndexError: index 1020 is out of bounds ...": a dotted name ending in Error or Exception, a colon.
-bool isExceptionLine(std::string_view m) {
-  size_t i = 0;
-  while (i < m.size() && (text::isIdent(m[i]) || m[i] == '.')) ++i;
-  if (i == 0 || i >= m.size() || m[i] != ':' || !text::isAlpha(m[0])) return false;
-  std::string_view type = m.substr(0, i);
-  size_t dot = type.rfind('.');
-  std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
-  return text::endsWith(last, "Error") || text::endsWith(last, "Exception");
 }
 
 void addAll(std::vector<int>& to, const std::vector<int>& from) {

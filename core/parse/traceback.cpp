@@ -108,6 +108,11 @@ bool isBareException(const ExceptionRecord& rec) {
 
 }  // namespace
 
+bool isExceptionLine(std::string_view line) {
+  ExceptionRecord rec;
+  return parseExceptionLine(trimRight(line), rec) && isBareException(rec) && line.find(':') != std::string_view::npos;
+}
+
 void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {
   std::string_view msg = trimRight(line.body());
   Open* open = find(line.source, line.rank);

@@ -21,6 +21,10 @@ struct Frame {
   bool user = false;  // not the standard library, site-packages or dist-packages
 };
 
+// True for a line that reads like a raised error: "IndexError: index 7 is out of bounds", a
+// dotted type name ending in Error or Exception, a colon, the message ("UserWarning: ..." is not).
+bool isExceptionLine(std::string_view line);
+
 // True for a path that is the user's own code rather than an installed library.
 bool isUserFile(std::string_view path);
 
