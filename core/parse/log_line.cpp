@@ -129,14 +129,16 @@ size_t parseRayPrefix(std::string_view s) {
 // A progress bar that another line was glued onto: "  5%|▍   | 200/4443 [11:11<25:23, 2.1s/it]W0613 ..."
 // Returns the bar's length (0: none, or nothing after it).
 size_t gluedBar(std::string_view t) {
-  if (t.find('|') == std::string_view::npos) return 0;
-  size_t at = std::string_view::npos;
-  for (std::string_view rate : {std::string_view("it/s]"), std::string_view("s/it]")}) {
-    size_t r = t.rfind(rate);
-    if (r != std::string_view::npos && (at == std::string_view::npos || r + rate.size() > at)) at = r + rate.size();
+  // tqdm's rate ends the bar: "...it/s]" or "...s/it]". Look only at the ']' characters (a
+  // search for a word at every position would cost a compare per byte of every line).
+  for (size_t close = t.rfind(']'); close != std::string_view::npos && close >= 4; close = t.rfind(']', close - 1)) {
+    std::string_view rate = t.substr(close - 4, 4);
+    if (rate != "it/s" && rate != "s/it") continue;
+    size_t at = close + 1;
+    if (at >= t.size() || t.find_first_not_of(" \t", at) == std::string_view::npos) return 0;
+    return t.find('|') < close ? at : 0;
   }
-  if (at == std::string_view::npos || at >= t.size() || t.find_first_not_of(" \t", at) == std::string_view::npos) return 0;
-  return at;
+  return 0;
 }
 
 // A platform's pod or node prefix in brackets: "[job-master-0] ", "[worker-3]: " (Kubeflow and

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <cctype>
@@ -57,10 +58,14 @@ size_t readNumber(std::string_view s, size_t i, double& value) {
     }
   }
   if (!special && (j >= s.size() || !(isDigit(s[j]) || s[j] == '.'))) return 0;
-  std::string copy(s.substr(i, std::min<size_t>(64, s.size() - i)));
+  // strtod needs a terminated string: copy at most 64 bytes to the stack (no allocation per number).
+  char copy[65];
+  size_t n = std::min<size_t>(64, s.size() - i);
+  std::memcpy(copy, s.data() + i, n);
+  copy[n] = '\0';
   char* end = nullptr;
-  value = std::strtod(copy.c_str(), &end);
-  size_t used = static_cast<size_t>(end - copy.c_str());
+  value = std::strtod(copy, &end);
+  size_t used = static_cast<size_t>(end - copy);
   if (used == 0) return 0;
   if (special && i + used < s.size() && std::isalpha(static_cast<unsigned char>(s[i + used]))) {
     // "infinity" is a number, "info" is not.
