@@ -4,16 +4,13 @@
 #include <algorithm>
 
 namespace denpex::core {
-namespace {
 
-RE2::Options patternOptions() {
+RE2::Options Matcher::patternOptions() {
   RE2::Options opts;
   opts.set_log_errors(false);
   opts.set_max_mem(64 << 20);
   return opts;
 }
-
-}  // namespace
 
 Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED) {
   for (size_t r = 0; r < rules.rules().size(); ++r) {
@@ -21,7 +18,8 @@ Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED)
     for (size_t s = 0; s < rule.signals.size(); ++s) {
       const Signal& sig = rule.signals[s];
       if (sig.pattern.empty()) continue;
-      auto re = std::make_unique<RE2>(sig.pattern, patternOptions());
+      // Loaded rules come compiled; a rule built by hand is compiled here.
+      std::shared_ptr<const RE2> re = sig.regex ? sig.regex : std::make_shared<const RE2>(sig.pattern, patternOptions());
       if (!re->ok()) continue;  // the loader already rejected it; never reached for loaded rules
       std::string error;
       if (set_.Add(sig.pattern, &error) < 0) continue;
@@ -52,7 +50,8 @@ void Matcher::addHit(size_t pattern, std::string_view message, std::vector<Hit>&
 
 void Matcher::match(std::string_view message, std::vector<Hit>& out) const {
   if (owners_.empty()) return;
-  std::vector<int> indices;
+  thread_local std::vector<int> indices;  // no allocation per line; the Matcher stays shareable
+  indices.clear();
   RE2::Set::ErrorInfo info{RE2::Set::kNoError};
   bool any = compiled_ && set_.Match(re2::StringPiece(message.data(), message.size()), &indices, &info);
   if (!compiled_ || (!any && info.kind != RE2::Set::kNoError)) {

@@ -29,6 +29,10 @@ class Matcher {
 
   explicit Matcher(const RuleSet& rules);
 
+  // The options every signal pattern is compiled with (the loader uses them too): no logging,
+  // 64 MiB of memory per pattern.
+  static RE2::Options patternOptions();
+
   // Appends the hits of `message` to `out`, ordered by (rule, signal). Never fails: when the
   // set runs out of memory on a pathological line, each pattern is tried one by one instead.
   void match(std::string_view message, std::vector<Hit>& out) const;
@@ -41,7 +45,7 @@ class Matcher {
   RE2::Set set_;
   bool compiled_ = false;
   std::vector<std::pair<size_t, int>> owners_;  // pattern index -> (rule, signal)
-  std::vector<std::unique_ptr<RE2>> patterns_;
+  std::vector<std::shared_ptr<const RE2>> patterns_;  // the rules' own compiled patterns
 };
 
 }  // namespace denpex::core

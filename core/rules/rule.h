@@ -8,6 +8,10 @@
 
 #include <map>
 #include <memory>
+
+namespace re2 {
+class RE2;
+}
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +45,9 @@ struct Signal {
   std::string metric;   // loss | grad_norm | lr | loss_scale
   MetricTest test = MetricTest::kNonfinite;
   int minCount = 1;  // pattern signals: true only after this many matching lines
+  // The pattern compiled once by the loader (which must compile it to check it anyway), with
+  // patternOptions(); immutable and shared by every Matcher made from the rule.
+  std::shared_ptr<const re2::RE2> regex;
 };
 
 // A boolean expression over signal names: `a and not (b or c)`.

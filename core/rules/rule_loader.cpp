@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/rules/matcher.h"
 #include "core/rules/rule.h"
 
 namespace denpex::core {
@@ -221,10 +222,9 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
     throw LoadError{s.line, "signal '" + name + "' must be a regex string or a map"};
   }
   if (!s.pattern.empty()) {
-    RE2::Options opts;
-    opts.set_log_errors(false);
-    RE2 re(s.pattern, opts);
-    if (!re.ok()) throw LoadError{s.line, "signal '" + name + "': invalid regex: " + re.error()};
+    auto re = std::make_shared<const RE2>(s.pattern, Matcher::patternOptions());
+    if (!re->ok()) throw LoadError{s.line, "signal '" + name + "': invalid regex: " + re->error()};
+    s.regex = std::move(re);
   }
   return s;
 }
