@@ -190,11 +190,11 @@ struct Diagnoser::State {
     joined.append(line.message());
     hits.clear();
     matcher.match(joined, hits);
-    RankState& st = rank(previous.rank);
-    std::string shown = previous.clean.text + std::string(line.message());
+    std::string shown;  // made only when a hit crosses the break (rarely)
     for (auto& hit : hits) {
       if (hit.begin >= p.size() || hit.end <= p.size()) continue;  // found in one line alone
-      record(st, previous, hit, previous.clean.toRaw(previous.messageBegin + hit.begin),
+      if (shown.empty()) shown = previous.clean.text + std::string(line.message());
+      record(rank(previous.rank), previous, hit, previous.clean.toRaw(previous.messageBegin + hit.begin),
              previous.clean.toRawEnd(previous.messageBegin + p.size()), shown);
     }
   }

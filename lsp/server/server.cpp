@@ -127,14 +127,17 @@ void Server::publish(const std::string& uri) {
   json diagnostics = json::array();
   std::vector<std::pair<std::string, uint64_t>> seen;
   Publication what = publication(*doc);
+  ConvertOptions options = convertOptions(uri, doc->version);  // one frame resolver for both parts
   if (what.document) {
     core::LineIndex index(*doc->diagnosedText);
-    json part = toDiagnostics(*doc->diagnosis, index, convertOptions(uri, doc->diagnosedVersion), "document", seen);
+    options.version = doc->diagnosedVersion;
+    json part = toDiagnostics(*doc->diagnosis, index, options, "document", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
   if (what.selection) {
     core::LineIndex index(*doc->text);
-    json part = toDiagnostics(*doc->selection, index, convertOptions(uri, doc->version), "selection", seen);
+    options.version = doc->version;
+    json part = toDiagnostics(*doc->selection, index, options, "selection", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
   publishDiagnostics(uri, what.version, std::move(diagnostics));
