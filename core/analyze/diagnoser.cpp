@@ -65,14 +65,20 @@ struct Diagnoser::State {
   ExceptionGroups exceptions;
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
-  std::vector<Matcher::Hit> hits;
   // The previous line of the current input, for messages a terminal or a web page wrapped.
   ParsedLine previous;
   bool hasPrevious = false;
-  std::string joined;  // scratch
+  // The rank of the line before: std::map nodes never move, so the pointer stays valid; a copy
+  // of the state (snapshot) starts without it.
+  RankState* lastRank = nullptr;
+  int lastRankKey = 0;
 
   State(const RuleSet& r, const Matcher& m, Options o)
       : rules(r), matcher(m), options(o), exceptions(o.maxExceptionGroups) {}
+  State(const State& o)
+      : rules(o.rules), matcher(o.matcher), options(o.options), sources(o.sources), sourceRanks(o.sourceRanks),
+        launcher(o.launcher), source(o.source), lineNo(o.lineNo), totalLines(o.totalLines), pending(o.pending),
+        ranks(o.ranks), exceptions(o.exceptions), tracker(o.tracker), previous(o.previous), hasPrevious(o.hasPrevious) {}
 
   void takeFinished() {
     for (auto& tb : finished) exceptions.add(std::move(tb));
@@ -80,6 +86,13 @@ struct Diagnoser::State {
   }
 
   RankState& rank(int r) {
+    if (lastRank && lastRankKey == r) return *lastRank;  // consecutive lines mostly share a rank
+    lastRankKey = r;
+    lastRank = &rankSlow(r);
+    return *lastRank;
+  }
+
+  RankState& rankSlow(int r) {
     auto it = ranks.find(r);
     if (it != ranks.end()) return it->second;
     RankState& st = ranks[r];
@@ -124,29 +137,33 @@ struct Diagnoser::State {
     }
   }
 
+  // The stateful half of reading a line (see LineFacts for the pure half).
   void processLine(std::string_view raw) {
-    ParsedLine line = parseLine(raw, source, lineNo++);
+    const ParsedLine* prev = hasPrevious ? &previous : nullptr;
+    int defaultRank = source < sourceRanks.size() ? sourceRanks[source] : -1;
+    LineFacts facts = analyzeLine(matcher, raw, source, lineNo, defaultRank, prev);
+    apply(facts);
+  }
+
+  void apply(LineFacts& facts) {
+    ParsedLine& line = facts.line;
+    lineNo = line.lineNo + 1;
     ++totalLines;
-    if (line.rank < 0 && source < sourceRanks.size()) line.rank = sourceRanks[source];
     launcher.add(line);
     RankState& st = rank(line.rank);
     if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
     tracker.add(line, finished);
     if (!finished.empty()) takeFinished();
-    std::string_view message = line.message();
-    if (message.empty()) {
+    if (line.message().empty()) {
       hasPrevious = false;
       return;
     }
-    hits.clear();
-    matcher.match(message, hits);
-    for (auto& hit : hits) record(st, line, hit, line.clean.toRaw(line.messageBegin + hit.begin),
-                                  line.clean.toRawEnd(line.messageBegin + hit.end), line.clean.text);
-    if (hasPrevious && continues(previous, line)) matchAcrossWrap(line);
-    MetricSample sample = extractMetrics(message);
-    if (!sample.empty() || sample.step) {
-      if (!sample.empty()) addMetrics(line, st, sample);
-    }
+    for (auto& hit : facts.hits)
+      record(st, line, hit, line.clean.toRaw(line.messageBegin + hit.begin), line.clean.toRawEnd(line.messageBegin + hit.end),
+             line.clean.text);
+    for (auto& wrapped : facts.wrapped)
+      record(rank(previous.rank), previous, wrapped.hit, wrapped.begin, wrapped.end, wrapped.shown);
+    if (!facts.metrics.empty()) addMetrics(line, st, facts.metrics);
     previous = std::move(line);
     hasPrevious = true;
   }
@@ -166,37 +183,6 @@ struct Diagnoser::State {
     e.rank = line.rank;
     e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
     h.captures = std::move(hit.captures);
-  }
-
-  // Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page: `prev` is
-  // long, and `next` starts no record of its own (no timestamp, no other rank's prefix, no
-  // traceback line).
-  static bool continues(const ParsedLine& prev, const ParsedLine& next) {
-    std::string_view p = prev.message(), n = next.message();
-    if (p.size() < 50 || next.source != prev.source || !next.timestamp.empty()) return false;
-    if (next.messageBegin > 0 && next.rank != prev.rank) return false;
-    std::string_view t = text::trim(n);
-    if (t.empty() || text::startsWith(t, "File \"") || text::startsWith(t, "Traceback (most recent call last)")) return false;
-    // A record like the one before ("step 12 | loss ...", "{'loss': ...") is a record of its own.
-    auto firstWord = [](std::string_view s) { return s.substr(0, std::min(s.find(' '), size_t{16})); };
-    return firstWord(text::trim(p)) != firstWord(t);
-  }
-
-  // Matches the two lines as one message, and keeps the hits that cross the line break; they
-  // are shown on the first line.
-  void matchAcrossWrap(const ParsedLine& line) {
-    std::string_view p = previous.message();
-    joined.assign(p);
-    joined.append(line.message());
-    hits.clear();
-    matcher.match(joined, hits);
-    std::string shown;  // made only when a hit crosses the break (rarely)
-    for (auto& hit : hits) {
-      if (hit.begin >= p.size() || hit.end <= p.size()) continue;  // found in one line alone
-      if (shown.empty()) shown = previous.clean.text + std::string(line.message());
-      record(rank(previous.rank), previous, hit, previous.clean.toRaw(previous.messageBegin + hit.begin),
-             previous.clean.toRawEnd(previous.messageBegin + p.size()), shown);
-    }
   }
 
   // Evaluates one rule for one rank (or, with rank -1, for the lines that carry no rank).
@@ -364,6 +350,19 @@ void Diagnoser::addLine(std::string_view line) {
   if (state_->sources.empty()) state_->sources.push_back("<input>");
   state_->processLine(line);
 }
+
+void Diagnoser::addFacts(std::vector<LineFacts>& lines) {
+  if (state_->sources.empty()) state_->sources.push_back("<input>");
+  for (auto& facts : lines) state_->apply(facts);
+}
+
+uint32_t Diagnoser::currentSource() const { return state_->source; }
+
+int Diagnoser::currentDefaultRank() const {
+  return state_->source < state_->sourceRanks.size() ? state_->sourceRanks[state_->source] : -1;
+}
+
+uint64_t Diagnoser::nextLineNo() const { return state_->lineNo; }
 
 Diagnosis Diagnoser::finish() { return state_->finish(); }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/analyze/diagnosis.h"
+#include "core/analyze/line_facts.h"
 #include "core/rules/matcher.h"
 #include "core/rules/rule.h"
 
@@ -42,6 +43,13 @@ class Diagnoser {
   void addText(std::string_view chunk);
   // Feeds one complete line (without its '\n').
   void addLine(std::string_view line);
+  // Feeds lines whose facts were computed ahead (analyzeLines, perhaps on other threads), in
+  // order: the next line expected is number nextLineNo() of input currentSource(). Call it after
+  // beginSource() or after text that ended with '\n'.
+  void addFacts(std::vector<LineFacts>& lines);
+  uint32_t currentSource() const;
+  int currentDefaultRank() const;
+  uint64_t nextLineNo() const;
   Diagnosis finish();
   // The diagnosis of everything fed so far (a partial last line included), leaving the
   // diagnoser ready for more text: a log that grows is diagnosed by feeding only what was

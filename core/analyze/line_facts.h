@@ -1,0 +1,46 @@
+// The half of reading a log line that depends only on the line itself (and on the line before
+// it, for a message a terminal or a web page wrapped): its parse, the rule patterns it matches,
+// the metrics it prints. Pure and thread-safe, so a caller may compute the facts of many lines
+// ahead, on other threads, and hand them to one Diagnoser in order (Diagnoser::addFacts); the
+// result is the same as feeding the text (Diagnoser::addText), byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/parse/log_line.h"
+#include "core/parse/metrics.h"
+#include "core/rules/matcher.h"
+
+namespace denpex::core {
+
+struct LineFacts {
+  ParsedLine line;
+  std::vector<Matcher::Hit> hits;  // in the line's own message
+  // Hits that cross the break between the line before and this one: shown on the line before.
+  struct Wrapped {
+    Matcher::Hit hit;
+    uint32_t begin = 0, end = 0;  // raw byte span on the line before
+    std::string shown;            // the evidence text: the line before with this message appended
+  };
+  std::vector<Wrapped> wrapped;
+  MetricSample metrics;
+};
+
+// `previous`: the line before in the same input when its message was not empty, else null.
+// `defaultRank` is given to a line that names no rank (a per-rank log file), unless it is -1.
+LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t source, uint64_t lineNo,
+                      int defaultRank, const ParsedLine* previous);
+
+// The facts of every line of `text`, which starts at a line start in input `source` and whose
+// first line is number `firstLineNo`. A last line without '\n' counts (the end of an input).
+// `before` is the raw line before the first one in the same input (none: the input's start).
+std::vector<LineFacts> analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source,
+                                    uint64_t firstLineNo, int defaultRank, const std::string_view* before);
+
+// Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page.
+bool continuesLine(const ParsedLine& prev, const ParsedLine& next);
+
+}  // namespace denpex::core
