@@ -149,7 +149,7 @@ struct Diagnoser::State {
     ParsedLine& line = facts.line;
     lineNo = line.lineNo + 1;
     ++totalLines;
-    launcher.add(line);
+    if (facts.launcher || launcher.isReading()) launcher.add(line);
     RankState& st = rank(line.rank);
     if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
     tracker.add(line, finished);
@@ -164,7 +164,7 @@ struct Diagnoser::State {
     for (auto& wrapped : facts.wrapped)
       record(rank(previous.rank), previous, wrapped.hit, wrapped.begin, wrapped.end, wrapped.shown);
     if (!facts.metrics.empty()) addMetrics(line, st, facts.metrics);
-    previous = std::move(line);
+    previous = line;  // a copy: the facts' memory goes back to be reused
     hasPrevious = true;
   }
 

@@ -13,6 +13,7 @@
 #include "core/parse/log_line.h"
 #include "core/parse/metrics.h"
 #include "core/rules/matcher.h"
+#include "core/rules/prefilter.h"
 
 namespace denpex::core {
 
@@ -27,6 +28,7 @@ struct LineFacts {
   };
   std::vector<Wrapped> wrapped;
   MetricSample metrics;
+  bool launcher = false;  // LauncherTracker::concerns(message)
 };
 
 // `previous`: the line before in the same input when its message was not empty, else null.
@@ -34,11 +36,14 @@ struct LineFacts {
 LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t source, uint64_t lineNo,
                       int defaultRank, const ParsedLine* previous);
 
-// The facts of every line of `text`, which starts at a line start in input `source` and whose
+// The facts of every line of `text`, into `out` (whose elements' memory is reused), which starts at a line start in input `source` and whose
 // first line is number `firstLineNo`. A last line without '\n' counts (the end of an input).
 // `before` is the raw line before the first one in the same input (none: the input's start).
-std::vector<LineFacts> analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source,
-                                    uint64_t firstLineNo, int defaultRank, const std::string_view* before);
+// With a prefilter (and the calling thread's scratch), one Vectorscan pass over the block picks
+// the patterns each line may match; the facts are the same as without.
+void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source, uint64_t firstLineNo, int defaultRank,
+                  const std::string_view* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
+                  Prefilter::Scratch* scratch = nullptr);
 
 // Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page.
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next);

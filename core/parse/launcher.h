@@ -34,6 +34,11 @@ struct LauncherFailure {
 class LauncherTracker {
  public:
   void add(const ParsedLine& line);
+  // Whether add() may take anything from a line with this message while no summary section is
+  // open (isReading() false). Pure: a caller may test lines ahead, on other threads, and give
+  // add() only those, and every line while isReading().
+  static bool concerns(std::string_view message);
+  bool isReading() const { return section_ != Section::kNone; }
   const std::vector<LauncherFailure>& failures() const { return failures_; }
   const std::vector<long long>& sigtermPids() const { return sigterm_; }
   std::optional<int> rankOfPid(long long pid) const;

@@ -83,13 +83,26 @@ size_t parseHostPrefix(std::string_view s, std::string& host) {
 // "[rank3]", or "Rank 3:" / "rank 3:" at the start.
 int rankFromText(std::string_view m) {
   long long n = 0;
-  for (std::string_view tag : {std::string_view("[Rank "), std::string_view("[rank "), std::string_view("[Rank"),
-                               std::string_view("[rank")}) {
-    size_t at = m.find(tag);
-    if (at == std::string_view::npos) continue;
-    size_t d = readInt(m, at + tag.size(), n);
-    if (d > 0 && at + tag.size() + d < m.size() && m[at + tag.size() + d] == ']') return static_cast<int>(n);
+  // "[Rank N]", "[rank N]", "[RankN]", "[rankN]", in that order of preference, each read at its
+  // first occurrence only; found in one pass over the '[' characters.
+  int found[4] = {-1, -1, -1, -1};
+  bool seen[4] = {false, false, false, false};
+  for (size_t at = m.find('['); at != std::string_view::npos; at = m.find('[', at + 1)) {
+    std::string_view rest = m.substr(at + 1);
+    if (rest.size() < 4 || (rest[0] != 'R' && rest[0] != 'r') || rest.substr(1, 3) != "ank") continue;
+    int lower = rest[0] == 'r' ? 1 : 0;
+    for (int spaced : {1, 0}) {
+      int tag = lower + (spaced ? 0 : 2);
+      if (seen[tag] || (spaced && (rest.size() < 5 || rest[4] != ' '))) continue;
+      seen[tag] = true;
+      size_t from = spaced ? 5 : 4;
+      size_t d = readInt(rest, from, n);
+      if (d > 0 && from + d < rest.size() && rest[from + d] == ']') found[tag] = static_cast<int>(n);
+    }
+    if (seen[0] && seen[1] && seen[2] && seen[3]) break;
   }
+  for (int r : found)
+    if (r >= 0) return r;
   // The NCCL watchdog's prefix: "[PG ID 0 PG GUID 0(default_pg) Rank 2]" or "[PG 0 Rank 2]".
   if (m.rfind("[PG ", 0) == 0) {
     size_t close = m.find(']');
@@ -176,9 +189,16 @@ void stripPasteNoise(CleanLine& line) {
 
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   ParsedLine out;
+  parseLineInto(raw, source, lineNo, out);
+  return out;
+}
+
+void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, ParsedLine& out) {
   out.source = source;
   out.lineNo = lineNo;
-  out.clean = cleanLine(raw);
+  out.host.clear();
+  out.timestamp.clear();
+  cleanLineInto(raw, out.clean);
   stripPasteNoise(out.clean);
   int rank = -1;
   size_t p = parsePrefix(out.clean.text, rank);
@@ -196,7 +216,7 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   out.bodyBegin = q;
   std::string_view message = std::string_view(out.clean.text).substr(q);
   if (auto ts = matchTimestamp(message)) {
-    out.timestamp = std::string(message.substr(ts->begin, ts->end - ts->begin));
+    out.timestamp.assign(message.substr(ts->begin, ts->end - ts->begin));
     // The body starts after the timestamp (and its closing bracket) and the spaces after it.
     size_t b = ts->end;
     if (ts->begin > 0 && b < message.size() && message[b] == ']') ++b;
@@ -205,7 +225,6 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
       out.bodyBegin = q + b;
     }
   }
-  return out;
 }
 
 }  // namespace denpex::core

@@ -125,13 +125,19 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
 
 CleanLine cleanLine(std::string_view raw) {
   CleanLine out;
+  cleanLineInto(raw, out);
+  return out;
+}
+
+void cleanLineInto(std::string_view raw, CleanLine& out) {
+  out.origin.clear();
   size_t end = raw.size();
   while (end > 0 && (raw[end - 1] == '\r' || raw[end - 1] == '\n')) --end;
   bool noisy = false;
   for (size_t i = 0; i < end && !noisy; ++i) noisy = raw[i] == '\x1b' || raw[i] == '\r' || raw[i] == '\b';
   if (!noisy) {
     out.text.assign(raw.substr(0, end));  // nothing to clean: the identity mapping
-    return out;
+    return;
   }
   // A progress bar redraws with '\r': what the terminal finally shows is the last segment that
   // has visible text.
@@ -146,7 +152,7 @@ CleanLine cleanLine(std::string_view raw) {
                                [](char ch) { return ch != ' ' && ch != '\t'; });
     if (visible || cr == std::string_view::npos) {
       out.origin.push_back(static_cast<uint32_t>(segEnd));
-      return out;
+      return;
     }
     segEnd = cr;
   }

@@ -79,6 +79,8 @@ struct CleanLine {
 };
 
 CleanLine cleanLine(std::string_view raw);
+// The same into `out`, reusing its memory (a caller cleaning many lines allocates once).
+void cleanLineInto(std::string_view raw, CleanLine& out);
 
 // Removes clean bytes [pos, pos + n) and keeps every remaining byte's raw offset.
 void eraseClean(CleanLine& line, size_t pos, size_t n);

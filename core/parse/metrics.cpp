@@ -2,6 +2,7 @@
 #include "core/parse/metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -44,80 +45,117 @@ constexpr std::array<Key, 17> kKeys{{
     {"step", Field::kStep},
 }};
 
-// Parses a number (nan and inf included) at s[i...]; returns the bytes consumed or 0.
+char lowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// Whether s[at...] starts with `word` (lower case), ignoring the case of s.
+bool startsWithLower(std::string_view s, size_t at, std::string_view word) {
+  if (at > s.size() || s.size() - at < word.size()) return false;
+  for (size_t k = 0; k < word.size(); ++k)
+    if (lowerAscii(s[at + k]) != word[k]) return false;
+  return true;
+}
+
+// The length of a plain decimal number at the start of `w` ("-1.5e-03", ".5", "42"), 0 when
+// `w` starts with anything else (hexadecimal, nan, inf, no digit).
+size_t plainDecimal(std::string_view w) {
+  size_t k = 0;
+  if (k < w.size() && (w[k] == '-' || w[k] == '+')) ++k;
+  size_t digits = 0;
+  while (k < w.size() && isDigit(w[k])) ++k, ++digits;
+  if (digits == 1 && k < w.size() && (w[k] == 'x' || w[k] == 'X') && w[k - 1] == '0') return 0;  // 0x...: hexadecimal
+  if (k < w.size() && w[k] == '.') {
+    ++k;
+    while (k < w.size() && isDigit(w[k])) ++k, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (k < w.size() && (w[k] == 'e' || w[k] == 'E')) {
+    size_t e = k + 1;
+    if (e < w.size() && (w[e] == '-' || w[e] == '+')) ++e;
+    size_t d = e;
+    while (d < w.size() && isDigit(w[d])) ++d;
+    if (d > e) k = d;
+  }
+  return k;
+}
+
+// Parses a number (nan and inf included) at s[i...]; returns the bytes consumed or 0. Reads
+// at most 64 bytes, as strtod would from a copy of them.
 size_t readNumber(std::string_view s, size_t i, double& value) {
   size_t j = i;
   if (j < s.size() && (s[j] == '-' || s[j] == '+')) ++j;
-  bool special = false;
-  for (std::string_view word : {std::string_view("nan"), std::string_view("inf")}) {
-    if (s.size() - j >= 3) {
-      std::string lower(s.substr(j, 3));
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
-      if (lower == word) special = true;
+  bool special = startsWithLower(s, j, "nan") || startsWithLower(s, j, "inf");
+  if (!special && (j >= s.size() || !(isDigit(s[j]) || s[j] == '.'))) return 0;
+  std::string_view window = s.substr(i, 64);
+  // The common case, a plain decimal, without a copy: from_chars rounds as strtod does.
+  if (!special) {
+    if (size_t n = plainDecimal(window)) {
+      size_t skip = window[0] == '+' ? 1 : 0;
+      auto [end, ec] = std::from_chars(window.data() + skip, window.data() + n, value);
+      if (ec == std::errc() && end == window.data() + n) return n;
     }
   }
-  if (!special && (j >= s.size() || !(isDigit(s[j]) || s[j] == '.'))) return 0;
-  // strtod needs a terminated string: copy at most 64 bytes to the stack (no allocation per number).
+  // strtod needs a terminated string: copy the window to the stack.
   char copy[65];
-  size_t n = std::min<size_t>(64, s.size() - i);
-  std::memcpy(copy, s.data() + i, n);
-  copy[n] = '\0';
+  std::memcpy(copy, window.data(), window.size());
+  copy[window.size()] = '\0';
   char* end = nullptr;
   value = std::strtod(copy, &end);
   size_t used = static_cast<size_t>(end - copy);
   if (used == 0) return 0;
   if (special && i + used < s.size() && std::isalpha(static_cast<unsigned char>(s[i + used]))) {
     // "infinity" is a number, "info" is not.
-    std::string tail(s.substr(i + used, 5));
-    std::transform(tail.begin(), tail.end(), tail.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    if (tail.rfind("inity", 0) != 0) return 0;
+    if (!startsWithLower(s, i + used, "inity")) return 0;
     used += 5;
   }
   return used;
 }
 
-bool evalWordBefore(std::string_view lower, size_t keyPos) {
+bool evalWordBefore(std::string_view s, size_t keyPos) {
   // "val loss", "eval loss", "validation loss", "test loss" are not training losses.
   size_t end = keyPos;
-  while (end > 0 && (lower[end - 1] == ' ' || lower[end - 1] == '_')) --end;
+  while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '_')) --end;
   size_t begin = end;
-  while (begin > 0 && std::isalpha(static_cast<unsigned char>(lower[begin - 1]))) --begin;
-  std::string_view word = lower.substr(begin, end - begin);
-  return word == "val" || word == "eval" || word == "validation" || word == "valid" ||
-         word == "test" || word == "dev";
+  while (begin > 0 && std::isalpha(static_cast<unsigned char>(s[begin - 1]))) --begin;
+  if (end - begin > 10) return false;
+  char word[11] = {};
+  for (size_t k = begin; k < end; ++k) word[k - begin] = lowerAscii(s[k]);
+  std::string_view w(word, end - begin);
+  return w == "val" || w == "eval" || w == "validation" || w == "valid" || w == "test" || w == "dev";
 }
+
+// The letters a key can start with, as a table (one look-up per byte of every line).
+constexpr std::array<bool, 256> kKeyStart = [] {
+  std::array<bool, 256> t{};
+  for (char c : {'l', 't', 'g', 's', 'i', 'L', 'T', 'G', 'S', 'I'}) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
 
 }  // namespace
 
 MetricSample extractMetrics(std::string_view message) {
   MetricSample sample;
   if (message.size() > 4096) message = message.substr(0, 4096);
-  thread_local std::string lower;
-  lower.assign(message);
-  for (char& c : lower)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  const std::string_view s = message;
   // One pass: at each word start that can begin a key, try the keys (longest first), read the
   // value after the first one that fits, and record it unless that field was already set.
-  for (size_t at = 0; at < lower.size(); ++at) {
-    char first = lower[at];
-    if (first != 'l' && first != 't' && first != 'g' && first != 's' && first != 'i') continue;
-    if (at > 0 && (isIdent(lower[at - 1]) || lower[at - 1] == '/' || lower[at - 1] == '-')) continue;
+  for (size_t at = 0; at < s.size(); ++at) {
+    if (!kKeyStart[static_cast<unsigned char>(s[at])]) continue;
+    if (at > 0 && (isIdent(s[at - 1]) || s[at - 1] == '/' || s[at - 1] == '-')) continue;
+    char first = lowerAscii(s[at]);
     for (const Key& key : kKeys) {
-      if (key.text[0] != first || lower.compare(at, key.text.size(), key.text) != 0) continue;
+      if (key.text[0] != first || !startsWithLower(s, at, key.text)) continue;
       size_t after = at + key.text.size();
-      if (after < lower.size() && (isIdent(lower[after]) || lower[after] == '/')) continue;
-      if (key.field == Field::kLoss && evalWordBefore(lower, at)) continue;
+      if (after < s.size() && (isIdent(s[after]) || s[after] == '/')) continue;
+      if (key.field == Field::kLoss && evalWordBefore(s, at)) continue;
       size_t i = after;
       auto skip = [&](std::string_view chars) {
-        while (i < lower.size() && chars.find(lower[i]) != std::string_view::npos) ++i;
+        while (i < s.size() && chars.find(s[i]) != std::string_view::npos) ++i;
       };
       skip("'\" ");
-      if (i < lower.size() && (lower[i] == ':' || lower[i] == '=')) ++i;
-      else if (lower.compare(i, 3, "is ") == 0) i += 3;  // "loss is nan at step 2"
+      if (i < s.size() && (s[i] == ':' || s[i] == '=')) ++i;
+      else if (startsWithLower(s, i, "is ")) i += 3;  // "loss is nan at step 2"
       skip("'\" ");
-      if (lower.compare(i, 7, "tensor(") == 0) i += 7;
+      if (startsWithLower(s, i, "tensor(")) i += 7;
       double value = 0;
       size_t used = readNumber(message, i, value);
       if (used == 0) continue;

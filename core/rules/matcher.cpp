@@ -63,4 +63,8 @@ void Matcher::match(std::string_view message, std::vector<Hit>& out) const {
   for (int index : indices) addHit(static_cast<size_t>(index), message, out);
 }
 
+void Matcher::matchCandidates(std::string_view message, const std::vector<int>& candidates, std::vector<Hit>& out) const {
+  for (int index : candidates) addHit(static_cast<size_t>(index), message, out);
+}
+
 }  // namespace denpex::core

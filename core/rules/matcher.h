@@ -37,7 +37,12 @@ class Matcher {
   // set runs out of memory on a pathological line, each pattern is tried one by one instead.
   void match(std::string_view message, std::vector<Hit>& out) const;
 
+  // Like match(), trying only the patterns in `candidates` (ascending indices below
+  // patternCount()): the same hits when they include every pattern that matches.
+  void matchCandidates(std::string_view message, const std::vector<int>& candidates, std::vector<Hit>& out) const;
+
   size_t patternCount() const { return owners_.size(); }
+  const std::string& patternText(size_t index) const { return patterns_[index]->pattern(); }
 
  private:
   void addHit(size_t pattern, std::string_view message, std::vector<Hit>& out) const;

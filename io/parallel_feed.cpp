@@ -1,0 +1,175 @@
+// Blocks of lines analysed on worker threads, applied in order (see parallel_feed.h).
+#include "io/parallel_feed.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace denpex::io {
+namespace {
+
+struct Block {
+  std::string text;        // whole lines (the input's last line may lack its '\n')
+  std::string before;      // the line before the block's first line
+  bool hasBefore = false;
+  uint64_t firstLine = 0;
+  std::vector<core::LineFacts> facts;
+  bool ready = false;
+};
+
+// Reads the next block of whole lines; an empty text means the input ended.
+using NextBlock = std::function<bool(std::string& text)>;
+
+unsigned workerCount(const FeedOptions& options) {
+  if (options.threads > 0) return options.threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The pipeline: `next` fills blocks on this thread, workers analyse them, this thread applies
+// them in order. Returns false when `next` failed.
+bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options) {
+  const uint32_t source = diagnoser.currentSource();
+  const int defaultRank = diagnoser.currentDefaultRank();
+  const unsigned workers = workerCount(options);
+  const size_t window = 2 * static_cast<size_t>(workers) + 2;  // blocks read ahead at most
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::shared_ptr<Block>> queue;  // read, not yet taken by a worker
+  bool done = false;
+
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < workers; ++i) {
+    pool.emplace_back([&] {
+      core::Prefilter::Scratch scratch;
+      if (options.prefilter) scratch = options.prefilter->newScratch();
+      while (true) {
+        std::shared_ptr<Block> block;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          changed.wait(lock, [&] { return done || !queue.empty(); });
+          if (queue.empty()) return;
+          block = queue.front();
+          queue.pop_front();
+        }
+        std::string_view before(block->before);
+        core::analyzeLines(matcher, block->text, source, block->firstLine, defaultRank,
+                           block->hasBefore ? &before : nullptr, block->facts, options.prefilter, &scratch);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          block->ready = true;
+        }
+        changed.notify_all();
+      }
+    });
+  }
+
+  std::deque<std::shared_ptr<Block>> inOrder;  // read, not yet applied
+  // Applied blocks, kept for their memory: their strings and vectors are reused by the next
+  // blocks instead of being freed on this thread and allocated again on a worker.
+  std::vector<std::shared_ptr<Block>> spare;
+  uint64_t lineNo = diagnoser.nextLineNo();
+  std::string lastLine;
+  bool hasLast = false, ended = false, ok = true;
+  while (true) {
+    // Read ahead while the window has room.
+    while (!ended && inOrder.size() < window) {
+      std::shared_ptr<Block> block;
+      if (spare.empty()) {
+        block = std::make_shared<Block>();
+      } else {
+        block = std::move(spare.back());
+        spare.pop_back();
+        block->ready = false;
+      }
+      if (!next(block->text)) ok = false;
+      if (block->text.empty()) {
+        ended = true;
+        break;
+      }
+      block->firstLine = lineNo;
+      block->before = lastLine;
+      block->hasBefore = hasLast;
+      std::string_view t(block->text);
+      lineNo += static_cast<uint64_t>(std::count(t.begin(), t.end(), '\n'));
+      std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
+      size_t cut = body.rfind('\n');
+      lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
+      hasLast = true;
+      inOrder.push_back(block);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        queue.push_back(std::move(block));
+      }
+      changed.notify_all();
+    }
+    if (inOrder.empty()) break;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return inOrder.front()->ready; });
+    }
+    diagnoser.addFacts(inOrder.front()->facts);
+    spare.push_back(std::move(inOrder.front()));
+    inOrder.pop_front();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  changed.notify_all();
+  for (auto& t : pool) t.join();
+  return ok;
+}
+
+}  // namespace
+
+bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
+  std::string carry;  // the start of a line the last read cut
+  bool failed = false;
+  auto next = [&](std::string& text) {
+    text.assign(carry);  // keeps the capacity of a reused block
+    carry.clear();
+    size_t want = std::max<size_t>(options.blockBytes, 1);
+    while (in) {
+      size_t at = text.size();
+      text.resize(at + want);
+      in.read(text.data() + at, static_cast<std::streamsize>(want));
+      text.resize(at + static_cast<size_t>(in.gcount()));
+      size_t nl = text.rfind('\n');
+      if (nl != std::string::npos && nl >= at) {  // the block ends after its last whole line
+        carry.assign(text, nl + 1);
+        text.resize(nl + 1);
+        break;
+      }
+    }
+    if (in.bad()) failed = true;
+    return !failed;
+  };
+  bool ok = run(diagnoser, matcher, next, options);
+  return ok && !failed;
+}
+
+void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options) {
+  size_t at = 0;
+  auto next = [&](std::string& block) {
+    if (at >= text.size()) {
+      block.clear();
+      return true;
+    }
+    size_t end = std::min(text.size(), at + std::max<size_t>(options.blockBytes, 1));
+    size_t nl = text.find('\n', end == 0 ? 0 : end - 1);
+    end = nl == std::string_view::npos ? text.size() : nl + 1;
+    block.assign(text.substr(at, end - at));
+    at = end;
+    return true;
+  };
+  run(diagnoser, matcher, next, options);
+}
+
+}  // namespace denpex::io
