@@ -5,10 +5,12 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache
   libre2-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
+  libvectorscan-dev  # one multi-pattern pass over a block of log lines (big logs)
   libboost-dev libboost-filesystem-dev
   libgtest-dev
   python3            # the tests check that edited Python still compiles (py_compile)
   time               # bench/run.sh measures peak memory with /usr/bin/time
+  ripgrep            # bench/run.sh compares with rg
   neovim             # Neovim 0.7's built-in LSP client drives `denpex lsp` in a test
 )
 missing=()
