@@ -1,0 +1,123 @@
+// The parallel path (blocks of lines analysed on worker threads, with and without the Vectorscan
+// prefilter) must give the serial diagnoser's answer byte for byte, on every committed log.
+#include "io/parallel_feed.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/render/report.h"
+#include "core/rules/prefilter.h"
+#include "io/rule_dirs.h"
+
+namespace denpex::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every log the repository holds: the corpora of real logs, the rules' examples, the recorded
+// distributed runs, the examples.
+std::vector<fs::path> allLogs() {
+  std::vector<fs::path> out;
+  fs::path root = DENPEX_SOURCE_DIR;
+  for (const char* dir : {"tests/corpus", "tests/rules", "tests/distributed", "examples"}) {
+    for (const auto& e : fs::recursive_directory_iterator(root / dir)) {
+      if (!e.is_regular_file()) continue;
+      std::string ext = e.path().extension().string();
+      if (ext == ".log" || ext == ".txt" || ext == ".out") out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string json(const core::Diagnosis& d) {
+  std::vector<std::vector<core::FixPlan>> plans(d.findings.size());
+  return core::renderJson(core::ReportInput{d, plans});
+}
+
+class ParallelFeedTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    rules_ = new io::LoadedRules(io::loadRules({}));
+    prefilter_ = new core::Prefilter(*rules_->matcher);
+  }
+  static void TearDownTestSuite() {
+    delete prefilter_;
+    delete rules_;
+  }
+  static inline io::LoadedRules* rules_ = nullptr;
+  static inline core::Prefilter* prefilter_ = nullptr;
+};
+
+TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
+  EXPECT_TRUE(prefilter_->ok());
+  EXPECT_EQ(prefilter_->residualCount(), 0u);
+}
+
+TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
+  auto logs = allLogs();
+  ASSERT_GT(logs.size(), 400u);
+  for (const auto& path : logs) {
+    std::string text = readFile(path);
+    std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
+    // Tiny blocks (a block per line or two, so every wrapped pair crosses a block boundary),
+    // and ordinary ones; two threads; with and without the prefilter; from memory and from a stream.
+    for (size_t blockBytes : {size_t{1}, size_t{200}, size_t{1} << 20}) {
+      for (const core::Prefilter* prefilter : {static_cast<const core::Prefilter*>(nullptr), static_cast<const core::Prefilter*>(prefilter_)}) {
+        io::FeedOptions options;
+        options.threads = 2;
+        options.blockBytes = blockBytes;
+        options.prefilter = prefilter;
+        core::Diagnoser fromText(rules_->rules, *rules_->matcher);
+        fromText.beginSource("log");
+        io::feedText(fromText, *rules_->matcher, text, options);
+        ASSERT_EQ(json(fromText.finish()), serial) << path << " (text, block " << blockBytes << ", prefilter " << !!prefilter << ")";
+        std::istringstream in(text);
+        core::Diagnoser fromStream(rules_->rules, *rules_->matcher);
+        fromStream.beginSource("log");
+        ASSERT_TRUE(io::feedStream(fromStream, *rules_->matcher, in, options));
+        ASSERT_EQ(json(fromStream.finish()), serial) << path << " (stream, block " << blockBytes << ", prefilter " << !!prefilter << ")";
+      }
+    }
+  }
+}
+
+// Line ends and odd bytes: CRLF, no final newline, empty lines, a lone '\r', bytes outside
+// ASCII (which the prefilter leaves to RE2), a NUL.
+TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
+  const std::string texts[] = {
+      "",
+      "\n\n\n",
+      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\r\n\r\nnext\r\n",
+      "no newline at the end: torch.OutOfMemoryError: CUDA out of memory",
+      "[rank0]:loss nan\n[rank1]:\xe2\x96\x88\xe2\x96\x88 RuntimeError: CUDA error: an illegal memory access was encountered\n",
+      std::string("a\0b\nNCCL error: unhandled system error\n", 39),
+      "line one that is long enough to be wrapped by a terminal: RuntimeError: CUDA out of\nmemory. Tried to allocate 20.00 MiB\n",
+  };
+  for (const auto& text : texts) {
+    std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
+    for (size_t blockBytes : {size_t{1}, size_t{7}, size_t{1} << 20}) {
+      io::FeedOptions options;
+      options.threads = 3;
+      options.blockBytes = blockBytes;
+      options.prefilter = prefilter_;
+      core::Diagnoser d(rules_->rules, *rules_->matcher);
+      d.beginSource("log");
+      io::feedText(d, *rules_->matcher, text, options);
+      EXPECT_EQ(json(d.finish()), serial) << "block " << blockBytes << ": " << text;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace denpex::test
