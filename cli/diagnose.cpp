@@ -12,7 +12,6 @@
 #include "cli/common.h"
 #include "core/analyze/diagnoser.h"
 #include "core/fix/planner.h"
-#include "core/rules/prefilter.h"
 #include "core/render/report.h"
 #include "io/apply_edits.h"
 #include "io/log_folder.h"
@@ -37,6 +36,7 @@ options:
   --source DIR      where your code is, for fixes (default: the current folder)
   --rules DIR       also load the rules in DIR (repeatable; overrides shipped rules by id)
   --color WHEN      auto (default), always or never
+  --threads N       threads that read a big log (default: one per core)
   -h, --help        show this help
 
 exit status: 0 nothing found, 1 a failure diagnosed, 2 usage or input error
@@ -49,12 +49,13 @@ struct Options {
   std::string source = ".";
   std::vector<std::string> ruleDirs;
   std::string color = "auto";
+  unsigned threads = 0;
   std::vector<std::string> paths;
 };
 
 // Inputs from this size on are scanned with the Vectorscan prefilter (compiling it takes a few
-// hundred milliseconds; scanning with it saves about that much every few tens of megabytes).
-constexpr uintmax_t kPrefilterBytes = 32u << 20;
+// hundred milliseconds of a core; scanning with it saves that much every few tens of megabytes).
+constexpr uintmax_t kPrefilterBytes = 16u << 20;
 
 int usageError(const std::string& message) {
   std::cerr << "denpex diagnose: " << message << "\n(see 'denpex diagnose --help')\n";
@@ -74,6 +75,12 @@ int runDiagnose(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return kExitClean;
+    } else if (a == "--threads") {
+      auto v = value();
+      char* end = nullptr;
+      unsigned long n = v ? std::strtoul(v->c_str(), &end, 10) : 0;
+      if (!v || v->empty() || *end != '\0' || n == 0 || n > 256) return usageError("--threads takes a number from 1 to 256");
+      opt.threads = static_cast<unsigned>(n);
     } else if (a == "--format" || a == "--source" || a == "--rules" || a == "--color") {
       auto v = value();
       if (!v) return usageError(a + " needs a value");
@@ -110,15 +117,16 @@ int runDiagnose(const std::vector<std::string>& args) {
   io::LoadedRules load = loadRules(opt.ruleDirs);
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
   core::Diagnoser diagnoser(load.rules, *load.matcher);
-  // A big log pays for compiling the Vectorscan prefilter many times over; a small one would not.
-  std::unique_ptr<core::Prefilter> prefilter;
   io::FeedOptions feedOptions;
+  feedOptions.threads = opt.threads;
+  // A big log is matched with the Vectorscan prefilter, compiled meanwhile on its own thread.
+  std::unique_ptr<io::LazyPrefilter> prefilter;
   uintmax_t totalBytes = 0;
   for (const auto& path : opt.paths)
     if (path != "-" && fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
   if (totalBytes >= kPrefilterBytes) {
-    prefilter = std::make_unique<core::Prefilter>(*load.matcher);
-    feedOptions.prefilter = prefilter.get();
+    prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
+    feedOptions.lazyPrefilter = prefilter.get();
   }
 
   for (const auto& path : opt.paths) {

@@ -48,7 +48,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   for (unsigned i = 0; i < workers; ++i) {
     pool.emplace_back([&] {
       core::Prefilter::Scratch scratch;
-      if (options.prefilter) scratch = options.prefilter->newScratch();
+      const core::Prefilter* scratchFor = nullptr;
       while (true) {
         std::shared_ptr<Block> block;
         {
@@ -58,9 +58,15 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
           block = queue.front();
           queue.pop_front();
         }
+        const core::Prefilter* prefilter = options.prefilter;
+        if (!prefilter && options.lazyPrefilter) prefilter = options.lazyPrefilter->get();
+        if (prefilter && prefilter != scratchFor) {
+          scratch = prefilter->newScratch();
+          scratchFor = prefilter;
+        }
         std::string_view before(block->before);
         core::analyzeLines(matcher, block->text, source, block->firstLine, defaultRank,
-                           block->hasBefore ? &before : nullptr, block->facts, options.prefilter, &scratch);
+                           block->hasBefore ? &before : nullptr, block->facts, prefilter, &scratch);
         {
           std::lock_guard<std::mutex> lock(mutex);
           block->ready = true;
@@ -128,6 +134,21 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
 }
 
 }  // namespace
+
+LazyPrefilter::LazyPrefilter(const core::Matcher& matcher)
+    : thread_([this, &matcher] {
+        value_ = core::makeLinePrefilter(matcher);
+        ready_.store(value_.get(), std::memory_order_release);
+      }) {}
+
+LazyPrefilter::~LazyPrefilter() {
+  if (thread_.joinable()) thread_.join();
+}
+
+const core::Prefilter& LazyPrefilter::wait() {
+  if (thread_.joinable()) thread_.join();
+  return *value_;
+}
 
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
   std::string carry;  // the start of a line the last read cut

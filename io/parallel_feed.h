@@ -6,18 +6,43 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <istream>
+#include <memory>
+#include <thread>
 #include <string_view>
 
 #include "core/analyze/diagnoser.h"
+#include "core/rules/prefilter.h"
 
 namespace denpex::io {
 
+// A prefilter compiled on a thread of its own (it takes a few hundred milliseconds): blocks read
+// before it is ready are matched with RE2::Set, the same answers, only slower.
+class LazyPrefilter {
+ public:
+  explicit LazyPrefilter(const core::Matcher& matcher);
+  ~LazyPrefilter();  // waits for the compilation
+  LazyPrefilter(const LazyPrefilter&) = delete;
+  LazyPrefilter& operator=(const LazyPrefilter&) = delete;
+  // Null until compiled.
+  const core::Prefilter* get() const { return ready_.load(std::memory_order_acquire); }
+  // Waits for it.
+  const core::Prefilter& wait();
+
+ private:
+  std::unique_ptr<core::Prefilter> value_;
+  std::atomic<const core::Prefilter*> ready_{nullptr};
+  std::thread thread_;
+};
+
 struct FeedOptions {
   unsigned threads = 0;           // worker threads; 0: one per core
-  size_t blockBytes = 1u << 20;   // a block ends at the first '\n' after this many bytes
+  size_t blockBytes = 128u << 10;  // a block ends at the first '\n' after this many bytes
   // Picks each block's candidate patterns in one Vectorscan pass; null: RE2::Set per line.
   const core::Prefilter* prefilter = nullptr;
+  // Or one still compiling: used from the first block read after it is ready.
+  const LazyPrefilter* lazyPrefilter = nullptr;
 };
 
 // Reads `in` to its end into `diagnoser`, which must be at the start of an input (right after

@@ -12,6 +12,10 @@ namespace denpex::core {
 
 // `prev` is long, and `next` starts no record of its own (no timestamp, no other rank's prefix,
 // no traceback line, not the same kind of record as `prev`: "step 12 | loss ..." twice).
+std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher) {
+  return std::make_unique<Prefilter>(matcher, LauncherTracker::phrases());
+}
+
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next) {
   std::string_view p = prev.message(), n = next.message();
   if (p.size() < 50 || next.source != prev.source || !next.timestamp.empty()) return false;
@@ -25,8 +29,7 @@ bool continuesLine(const ParsedLine& prev, const ParsedLine& next) {
 namespace {
 
 // Keeps the hits in `joined` (the line before's message, then this one's) that cross the break.
-void keepWrapped(std::vector<Matcher::Hit>& hits, std::string_view joined, const ParsedLine& prev, const ParsedLine& line,
-                 LineFacts& out) {
+void keepWrapped(std::vector<Matcher::Hit>& hits, const ParsedLine& prev, const ParsedLine& line, LineFacts& out) {
   size_t p = prev.message().size();
   for (auto& hit : hits) {
     if (hit.begin >= p || hit.end <= p) continue;  // found in one line alone
@@ -37,7 +40,6 @@ void keepWrapped(std::vector<Matcher::Hit>& hits, std::string_view joined, const
     w.hit = std::move(hit);
     out.wrapped.push_back(std::move(w));
   }
-  (void)joined;
 }
 
 // Resets `out` to the parse of `raw`, reusing its memory.
@@ -67,7 +69,7 @@ LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t sou
     joined.append(message);
     hits.clear();
     matcher.match(joined, hits);
-    keepWrapped(hits, joined, *previous, out.line, out);
+    keepWrapped(hits, *previous, out.line, out);
   }
   out.metrics = extractMetrics(message);
   return out;
@@ -97,42 +99,73 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
     const ParsedLine* p = i > 0 ? &out[i - 1].line : head ? &head->line : nullptr;
     return p && !p->message().empty() ? p : nullptr;
   };
-  std::vector<std::string> joined(out.size());
-  std::vector<std::string_view> texts;  // each line's message, then each joined pair
-  std::vector<size_t> joinedAt(out.size(), SIZE_MAX);
-  texts.reserve(out.size() * 2);
-  for (auto& f : out) texts.push_back(f.line.message());
+  // The texts to match, in the order they are visited: each line's message, then (when the line
+  // continues the one before) the two messages joined, all kept in one buffer.
+  thread_local std::string arena;
+  thread_local std::vector<std::pair<size_t, size_t>> joinedSpan;  // per line: [begin, end) in arena
+  arena.clear();
+  joinedSpan.assign(out.size(), {0, 0});
   for (size_t i = 0; i < out.size(); ++i) {
     const ParsedLine* prev = previousOf(i);
     if (out[i].line.message().empty() || !prev || !continuesLine(*prev, out[i].line)) continue;
-    joined[i].assign(prev->message());
-    joined[i].append(out[i].line.message());
-    joinedAt[i] = texts.size();
-    texts.push_back(joined[i]);
+    size_t begin = arena.size();
+    arena.append(prev->message());
+    arena.append(out[i].line.message());
+    joinedSpan[i] = {begin, arena.size()};
   }
-  std::vector<std::vector<int>> candidates;
-  std::vector<bool> all;
-  if (prefilter && scratch) {
-    prefilter->candidates(texts, *scratch, candidates, all);
-  } else {
-    all.assign(texts.size(), true);
-    candidates.resize(texts.size());
+  std::vector<std::string_view> texts;
+  std::vector<size_t> ownAt(out.size()), joinedAt(out.size(), SIZE_MAX);
+  texts.reserve(out.size() + 16);
+  for (size_t i = 0; i < out.size(); ++i) {
+    ownAt[i] = texts.size();
+    texts.push_back(out[i].line.message());
+    if (joinedSpan[i].second > joinedSpan[i].first) {
+      joinedAt[i] = texts.size();
+      texts.push_back(std::string_view(arena).substr(joinedSpan[i].first, joinedSpan[i].second - joinedSpan[i].first));
+    }
   }
+  thread_local Prefilter::Candidates found;
+  bool filtered = prefilter && scratch;
+  if (filtered) prefilter->candidates(texts, *scratch, found);
+  const int patternCount = static_cast<int>(matcher.patternCount());
+  // The launcher's phrases come from the same pass when the prefilter was made for it.
+  const bool phrasesScanned = filtered && prefilter->literalCount() == LauncherTracker::phrases().size() &&
+                              prefilter->residualLiterals() == 0;
+  size_t cursor = 0;  // into found.hits, which is sorted by text; texts are visited in order
+  bool phraseSeen = false;  // in the text last matched
   auto match = [&](size_t t, std::string_view s, std::vector<Matcher::Hit>& hits) {
-    if (all[t]) matcher.match(s, hits);
-    else if (!candidates[t].empty()) matcher.matchCandidates(s, candidates[t], hits);
+    phraseSeen = !phrasesScanned;
+    if (!filtered || found.all[t]) {
+      phraseSeen = true;
+      matcher.match(s, hits);
+      return;
+    }
+    thread_local std::vector<int> patterns;
+    patterns.clear();
+    while (cursor < found.hits.size() && found.hits[cursor].first < t) ++cursor;
+    for (; cursor < found.hits.size() && found.hits[cursor].first == t; ++cursor) {
+      int id = found.hits[cursor].second;
+      if (id < patternCount) patterns.push_back(id);
+      else phraseSeen = true;
+    }
+    if (!prefilter->residual().empty()) {
+      patterns.insert(patterns.end(), prefilter->residual().begin(), prefilter->residual().end());
+      std::sort(patterns.begin(), patterns.end());
+      patterns.erase(std::unique(patterns.begin(), patterns.end()), patterns.end());
+    }
+    if (!patterns.empty()) matcher.matchCandidates(s, patterns, hits);
   };
   std::vector<Matcher::Hit> hits;
   for (size_t i = 0; i < out.size(); ++i) {
     LineFacts& f = out[i];
     std::string_view message = f.line.message();
     if (message.empty()) continue;
-    f.launcher = LauncherTracker::concerns(message);
-    match(i, message, f.hits);
+    match(ownAt[i], message, f.hits);
+    f.launcher = phraseSeen && LauncherTracker::concerns(message);
     if (joinedAt[i] != SIZE_MAX) {
       hits.clear();
-      match(joinedAt[i], joined[i], hits);
-      keepWrapped(hits, joined[i], *previousOf(i), f.line, f);
+      match(joinedAt[i], texts[joinedAt[i]], hits);
+      keepWrapped(hits, *previousOf(i), f.line, f);
     }
     f.metrics = extractMetrics(message);
   }

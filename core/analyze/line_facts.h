@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t sou
 void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source, uint64_t firstLineNo, int defaultRank,
                   const std::string_view* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
                   Prefilter::Scratch* scratch = nullptr);
+
+// The prefilter analyzeLines works best with: the matcher's patterns, and the launcher's phrases
+// (so that one pass also tells which lines the launcher must read).
+std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher);
 
 // Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page.
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next);

@@ -162,19 +162,22 @@ void LauncherTracker::add(const ParsedLine& line) {
   }
 }
 
+const std::vector<std::string_view>& LauncherTracker::phrases() {
+  // Every phrase add() looks for outside a summary section.
+  static const std::vector<std::string_view> kPhrases = {
+      "are the lagging ranks", "finished collective #", "joined but didn't finish", "NCCL work",
+      "First PG on this rank", "dump signal", "failed (exitcode: ", "Root Cause (first observed failure):",
+      "Failures:", "Sending process ", "===="};
+  return kPhrases;
+}
+
 bool LauncherTracker::concerns(std::string_view message) {
   std::string_view m = trim(message);
   if (m.empty()) return false;
-  // Every phrase add() looks for outside a summary section.
-  for (std::string_view phrase :
-       {std::string_view("are the lagging ranks"), std::string_view("finished collective #"),
-        std::string_view("joined but didn't finish"), std::string_view("NCCL work"),
-        std::string_view("First PG on this rank"), std::string_view("dump signal"),
-        std::string_view("failed (exitcode: "), std::string_view("Root Cause (first observed failure):"),
-        std::string_view("Failures:"), std::string_view("Sending process ")}) {
-    if (m.find(phrase) != std::string_view::npos) return true;
-  }
-  return m.rfind("====", 0) == 0;
+  if (m.rfind("====", 0) == 0) return true;
+  for (std::string_view phrase : phrases())
+    if (phrase != "====" && m.find(phrase) != std::string_view::npos) return true;
+  return false;
 }
 
 std::optional<int> LauncherTracker::rankOfPid(long long pid) const {

@@ -38,6 +38,9 @@ class LauncherTracker {
   // open (isReading() false). Pure: a caller may test lines ahead, on other threads, and give
   // add() only those, and every line while isReading().
   static bool concerns(std::string_view message);
+  // Literal phrases, one of which every line that concerns() the launcher contains: a caller
+  // that scans many lines at once for them (Prefilter) needs to call concerns() only on those.
+  static const std::vector<std::string_view>& phrases();
   bool isReading() const { return section_ != Section::kNone; }
   const std::vector<LauncherFailure>& failures() const { return failures_; }
   const std::vector<long long>& sigtermPids() const { return sigterm_; }

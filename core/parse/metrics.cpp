@@ -123,6 +123,19 @@ bool evalWordBefore(std::string_view s, size_t keyPos) {
   return w == "val" || w == "eval" || w == "validation" || w == "valid" || w == "test" || w == "dev";
 }
 
+// For each first letter, the indices of the keys that start with it, in kKeys order.
+constexpr uint8_t kNoKey = 0xff;
+constexpr std::array<std::array<uint8_t, 8>, 256> kKeysByFirst = [] {
+  std::array<std::array<uint8_t, 8>, 256> t{};
+  for (auto& row : t) row.fill(kNoKey);
+  std::array<size_t, 256> used{};
+  for (size_t k = 0; k < kKeys.size(); ++k) {
+    auto c = static_cast<unsigned char>(kKeys[k].text[0]);
+    t[c][used[c]++] = static_cast<uint8_t>(k);
+  }
+  return t;
+}();
+
 // The letters a key can start with, as a table (one look-up per byte of every line).
 constexpr std::array<bool, 256> kKeyStart = [] {
   std::array<bool, 256> t{};
@@ -142,8 +155,10 @@ MetricSample extractMetrics(std::string_view message) {
     if (!kKeyStart[static_cast<unsigned char>(s[at])]) continue;
     if (at > 0 && (isIdent(s[at - 1]) || s[at - 1] == '/' || s[at - 1] == '-')) continue;
     char first = lowerAscii(s[at]);
-    for (const Key& key : kKeys) {
-      if (key.text[0] != first || !startsWithLower(s, at, key.text)) continue;
+    for (uint8_t k : kKeysByFirst[static_cast<unsigned char>(first)]) {
+      if (k == kNoKey) break;
+      const Key& key = kKeys[k];
+      if (!startsWithLower(s, at, key.text)) continue;
       size_t after = at + key.text.size();
       if (after < s.size() && (isIdent(s[after]) || s[after] == '/')) continue;
       if (key.field == Field::kLoss && evalWordBefore(s, at)) continue;

@@ -4,18 +4,49 @@
 #include <hs/hs.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace denpex::core {
 
-Prefilter::Prefilter(const Matcher& matcher) {
+namespace {
+
+// A literal as a pattern: every character outside [A-Za-z0-9 _] escaped.
+std::string quote(std::string_view literal) {
+  std::string out;
+  for (char c : literal) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_';
+    if (plain) {
+      out.push_back(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals) {
   std::vector<std::string> expressions;
   std::vector<unsigned> ids;
-  for (size_t i = 0; i < matcher.patternCount(); ++i) {
+  const unsigned patterns = static_cast<unsigned>(matcher.patternCount());
+  for (unsigned i = 0; i < patterns; ++i) {
     expressions.push_back(matcher.patternText(i));
-    ids.push_back(static_cast<unsigned>(i));
+    ids.push_back(i);
   }
-  auto giveUp = [&](unsigned id) { residual_.push_back(static_cast<int>(id)); };
+  literals_ = std::min<size_t>(literals.size(), 64);
+  for (size_t k = 0; k < literals_; ++k) {
+    expressions.push_back(quote(literals[k]));
+    ids.push_back(patterns + static_cast<unsigned>(k));
+  }
+  auto giveUp = [&](unsigned id) {
+    if (id < patterns) residual_.push_back(static_cast<int>(id));
+    else residualLiterals_ |= uint64_t{1} << (id - patterns);
+  };
   // Compile; a pattern Vectorscan refuses becomes residual and the rest are compiled again.
   while (!expressions.empty()) {
     std::vector<const char*> exprs;
@@ -75,58 +106,70 @@ namespace {
 
 struct ScanState {
   const std::vector<size_t>* ends;  // offset just past each text in the joined buffer
-  std::vector<std::vector<int>>* out;
+  std::vector<std::pair<uint32_t, int>>* hits;
 };
 
 int onMatch(unsigned id, unsigned long long /*from*/, unsigned long long to, unsigned /*flags*/, void* context) {
   auto* st = static_cast<ScanState*>(context);
   // The text the match ends in (a match ending on a separator belongs to the text before it).
-  size_t at = static_cast<size_t>(to);
-  auto it = std::lower_bound(st->ends->begin(), st->ends->end(), at);
-  if (it != st->ends->end()) (*st->out)[static_cast<size_t>(it - st->ends->begin())].push_back(static_cast<int>(id));
+  auto it = std::lower_bound(st->ends->begin(), st->ends->end(), static_cast<size_t>(to));
+  if (it != st->ends->end()) st->hits->emplace_back(static_cast<uint32_t>(it - st->ends->begin()), static_cast<int>(id));
   return 0;
 }
 
+// Whether every byte is ASCII, eight at a time.
 bool ascii(std::string_view s) {
-  unsigned char any = 0;
-  for (char c : s) any |= static_cast<unsigned char>(c);
-  return any < 0x80;
+  uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    any |= w;
+  }
+  for (; i < s.size(); ++i) any |= static_cast<unsigned char>(s[i]);
+  return (any & 0x8080808080808080ull) == 0;
 }
 
 }  // namespace
 
-void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& scratch, std::vector<std::vector<int>>& out,
-                           std::vector<bool>& all) const {
-  out.assign(texts.size(), {});
-  all.assign(texts.size(), false);
+void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& scratch, Candidates& out) const {
+  out.hits.clear();
+  out.all.assign(texts.size(), 0);
   if (!db_ || !scratch.s_) {
-    all.assign(texts.size(), true);
+    out.all.assign(texts.size(), 1);
     return;
   }
   thread_local std::string joined;
   thread_local std::vector<size_t> ends;
   joined.clear();
   ends.clear();
-  for (size_t i = 0; i < texts.size(); ++i) {
-    if (!ascii(texts[i])) all[i] = true;
-    else joined.append(texts[i]);  // a text scanned elsewhere is an empty one here  // a text scanned elsewhere is an empty one here
+  for (const auto& t : texts) {
+    joined.append(t);
     ends.push_back(joined.size());
     joined.push_back('\n');
   }
-  ScanState st{&ends, &out};
+  if (!ascii(joined)) {
+    // Scan the ASCII texts only: the others become empty here and are tried with every pattern.
+    joined.clear();
+    ends.clear();
+    for (size_t i = 0; i < texts.size(); ++i) {
+      if (ascii(texts[i])) joined.append(texts[i]);
+      else out.all[i] = 1;
+      ends.push_back(joined.size());
+      joined.push_back('\n');
+    }
+  }
+  ScanState st{&ends, &out.hits};
   // Vectorscan takes at most 4 GiB per call; callers pass blocks far smaller.
   hs_error_t rc = hs_scan(db_, joined.data(), static_cast<unsigned>(std::min<size_t>(joined.size(), 0xffffffffu)), 0,
                           scratch.s_, onMatch, &st);
   if (rc != HS_SUCCESS) {
-    all.assign(texts.size(), true);
+    out.hits.clear();
+    out.all.assign(texts.size(), 1);
     return;
   }
-  for (size_t i = 0; i < out.size(); ++i) {
-    auto& c = out[i];
-    if (!residual_.empty()) c.insert(c.end(), residual_.begin(), residual_.end());
-    std::sort(c.begin(), c.end());
-    c.erase(std::unique(c.begin(), c.end()), c.end());
-  }
+  std::sort(out.hits.begin(), out.hits.end());
+  out.hits.erase(std::unique(out.hits.begin(), out.hits.end()), out.hits.end());
 }
 
 }  // namespace denpex::core

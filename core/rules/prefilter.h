@@ -13,7 +13,9 @@
 // construction; scan with one Scratch per thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -26,7 +28,9 @@ namespace denpex::core {
 
 class Prefilter {
  public:
-  explicit Prefilter(const Matcher& matcher);
+  // `literals`: up to 64 more strings (not patterns), each reported like a pattern whose index is
+  // patternCount() + its position: a caller learns from the same pass which texts contain them.
+  explicit Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals = {});
   ~Prefilter();
   Prefilter(const Prefilter&) = delete;
   Prefilter& operator=(const Prefilter&) = delete;
@@ -49,14 +53,24 @@ class Prefilter {
   };
   Scratch newScratch() const;
 
-  // For each text, the pattern indices (Matcher's) that may match it, ascending, or `all[i]`
-  // set when every pattern must be tried.
-  void candidates(const std::vector<std::string_view>& texts, Scratch& scratch, std::vector<std::vector<int>>& out,
-                  std::vector<bool>& all) const;
+  struct Candidates {
+    std::vector<std::pair<uint32_t, int>> hits;  // (text, pattern or literal index), ascending, no repeats
+    std::vector<uint8_t> all;                    // per text: every pattern must be tried
+  };
+  // Which patterns may match each text. The residual patterns are not listed: they may match
+  // any text.
+  void candidates(const std::vector<std::string_view>& texts, Scratch& scratch, Candidates& out) const;
+  const std::vector<int>& residual() const { return residual_; }
+  // Literals it could not compile, as bits (bit k: literal k): reported for no text, so a caller
+  // must treat them as present in every text.
+  uint64_t residualLiterals() const { return residualLiterals_; }
+  size_t literalCount() const { return literals_; }
 
  private:
   hs_database* db_ = nullptr;
   std::vector<int> residual_;  // patterns Vectorscan could not compile
+  uint64_t residualLiterals_ = 0;
+  size_t literals_ = 0;
 };
 
 }  // namespace denpex::core

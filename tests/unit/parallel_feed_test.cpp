@@ -49,7 +49,7 @@ class ParallelFeedTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     rules_ = new io::LoadedRules(io::loadRules({}));
-    prefilter_ = new core::Prefilter(*rules_->matcher);
+    prefilter_ = core::makeLinePrefilter(*rules_->matcher).release();
   }
   static void TearDownTestSuite() {
     delete prefilter_;
@@ -62,6 +62,7 @@ class ParallelFeedTest : public ::testing::Test {
 TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
   EXPECT_TRUE(prefilter_->ok());
   EXPECT_EQ(prefilter_->residualCount(), 0u);
+  EXPECT_EQ(prefilter_->residualLiterals(), 0u);
 }
 
 TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
