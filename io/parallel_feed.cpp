@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -25,6 +26,17 @@ struct Block {
 
 // Reads the next block of whole lines; an empty text means the input ended.
 using NextBlock = std::function<bool(std::string& text)>;
+
+// The '\n's in `t`, found with memchr (a byte loop is not vectorised at -O2).
+uint64_t countLines(std::string_view t) {
+  uint64_t n = 0;
+  for (const char* p = t.data(), *end = t.data() + t.size(); p < end; ++n) {
+    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (!p) break;
+    ++p;
+  }
+  return n;
+}
 
 unsigned workerCount(const FeedOptions& options) {
   if (options.threads > 0) return options.threads;
@@ -103,7 +115,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
       block->before = lastLine;
       block->hasBefore = hasLast;
       std::string_view t(block->text);
-      lineNo += static_cast<uint64_t>(std::count(t.begin(), t.end(), '\n'));
+      lineNo += countLines(t);
       std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
       size_t cut = body.rfind('\n');
       lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
