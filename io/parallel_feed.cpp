@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,8 +18,9 @@ namespace {
 
 struct Block {
   std::string text;        // whole lines (the input's last line may lack its '\n')
-  std::string before;      // the line before the block's first line
+  std::string before;      // the raw line before the block's first line (from the block before)
   bool hasBefore = false;
+  std::optional<core::ParsedLine> previous;  // or that line as the diagnoser already read it
   uint64_t firstLine = 0;
   std::vector<core::LineFacts> facts;
   bool ready = false;
@@ -61,6 +63,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     pool.emplace_back([&] {
       core::Prefilter::Scratch scratch;
       const core::Prefilter* scratchFor = nullptr;
+      core::ParsedLine beforeLine;
       while (true) {
         std::shared_ptr<Block> block;
         {
@@ -76,9 +79,14 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
           scratch = prefilter->newScratch();
           scratchFor = prefilter;
         }
-        std::string_view before(block->before);
-        core::analyzeLines(matcher, block->text, source, block->firstLine, defaultRank,
-                           block->hasBefore ? &before : nullptr, block->facts, prefilter, &scratch);
+        const core::ParsedLine* before = block->previous ? &*block->previous : nullptr;
+        if (!before && block->hasBefore) {
+          core::parseLineInto(block->before, source, block->firstLine - 1, beforeLine);
+          if (beforeLine.rank < 0) beforeLine.rank = defaultRank;
+          if (!beforeLine.message().empty()) before = &beforeLine;
+        }
+        core::analyzeLines(matcher, block->text, source, block->firstLine, defaultRank, before, block->facts, prefilter,
+                           &scratch);
         {
           std::lock_guard<std::mutex> lock(mutex);
           block->ready = true;
@@ -95,6 +103,10 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   uint64_t lineNo = diagnoser.nextLineNo();
   std::string lastLine;
   bool hasLast = false, ended = false, ok = true;
+  // The line the diagnoser read last, for the first block (a message wrapped across the point
+  // where feeding resumes).
+  std::optional<core::ParsedLine> resumeAfter;
+  if (const core::ParsedLine* p = diagnoser.previousLine()) resumeAfter = *p;
   while (true) {
     // Read ahead while the window has room.
     while (!ended && inOrder.size() < window) {
@@ -114,6 +126,8 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
       block->firstLine = lineNo;
       block->before = lastLine;
       block->hasBefore = hasLast;
+      block->previous.reset();
+      if (!hasLast && resumeAfter) block->previous = std::move(resumeAfter);
       std::string_view t(block->text);
       lineNo += countLines(t);
       std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;

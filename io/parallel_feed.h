@@ -45,10 +45,10 @@ struct FeedOptions {
   const LazyPrefilter* lazyPrefilter = nullptr;
 };
 
-// Reads `in` to its end into `diagnoser`, which must be at the start of an input (right after
-// beginSource). Returns false on a read error.
+// Reads `in` to its end into `diagnoser`, which must be at a line start (after beginSource, or
+// after text that ended with '\n': hasPartialLine() false). Returns false on a read error.
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options = {});
-// The same for text already in memory.
+// The same for text already in memory. A last line without '\n' is read as a line.
 void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options = {});
 
 }  // namespace denpex::io

@@ -364,6 +364,10 @@ int Diagnoser::currentDefaultRank() const {
 
 uint64_t Diagnoser::nextLineNo() const { return state_->lineNo; }
 
+const ParsedLine* Diagnoser::previousLine() const { return state_->hasPrevious ? &state_->previous : nullptr; }
+
+bool Diagnoser::hasPartialLine() const { return !state_->pending.empty(); }
+
 Diagnosis Diagnoser::finish() { return state_->finish(); }
 
 Diagnosis Diagnoser::snapshot() const {

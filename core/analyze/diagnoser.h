@@ -50,6 +50,11 @@ class Diagnoser {
   uint32_t currentSource() const;
   int currentDefaultRank() const;
   uint64_t nextLineNo() const;
+  // The last line fed when it had a message (a wrapped message may continue on the next line),
+  // else null. Valid until the next call that feeds text.
+  const ParsedLine* previousLine() const;
+  // Whether the text fed so far ends inside a line (addText keeps that part until its '\n').
+  bool hasPartialLine() const;
   Diagnosis finish();
   // The diagnosis of everything fed so far (a partial last line included), leaving the
   // diagnoser ready for more text: a log that grows is diagnosed by feeding only what was

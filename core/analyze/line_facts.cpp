@@ -76,14 +76,9 @@ LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t sou
 }
 
 void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source, uint64_t firstLineNo, int defaultRank,
-                  const std::string_view* before, std::vector<LineFacts>& out, const Prefilter* prefilter,
+                  const ParsedLine* before, std::vector<LineFacts>& out, const Prefilter* prefilter,
                   Prefilter::Scratch* scratch) {
   // Parse every line first, so that one prefilter pass can cover the whole block.
-  std::optional<LineFacts> head;  // the line before the block
-  if (before) {
-    head.emplace();
-    parseFacts(*before, source, firstLineNo - 1, defaultRank, *head);
-  }
   uint64_t lineNo = firstLineNo;
   size_t count = 0;
   for (size_t start = 0; start < text.size(); ++count) {
@@ -96,7 +91,7 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
   out.resize(count);
   // The line before each line, when it had a message, and whether this line continues it.
   auto previousOf = [&](size_t i) -> const ParsedLine* {
-    const ParsedLine* p = i > 0 ? &out[i - 1].line : head ? &head->line : nullptr;
+    const ParsedLine* p = i > 0 ? &out[i - 1].line : before;
     return p && !p->message().empty() ? p : nullptr;
   };
   // The texts to match, in the order they are visited: each line's message, then (when the line

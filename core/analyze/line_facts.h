@@ -39,11 +39,11 @@ LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t sou
 
 // The facts of every line of `text`, into `out` (whose elements' memory is reused), which starts at a line start in input `source` and whose
 // first line is number `firstLineNo`. A last line without '\n' counts (the end of an input).
-// `before` is the raw line before the first one in the same input (none: the input's start).
+// `before` is the line before the first one in the same input when it had a message (else null).
 // With a prefilter (and the calling thread's scratch), one Vectorscan pass over the block picks
 // the patterns each line may match; the facts are the same as without.
 void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source, uint64_t firstLineNo, int defaultRank,
-                  const std::string_view* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
+                  const ParsedLine* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
                   Prefilter::Scratch* scratch = nullptr);
 
 // The prefilter analyzeLines works best with: the matcher's patterns, and the launcher's phrases

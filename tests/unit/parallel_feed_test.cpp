@@ -90,6 +90,20 @@ TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
         ASSERT_EQ(json(fromStream.finish()), serial) << path << " (stream, block " << blockBytes << ", prefilter " << !!prefilter << ")";
       }
     }
+    // Resuming: the first half fed serially (as the language server feeds a log that grows),
+    // the rest in blocks; a message wrapped across the point where feeding resumes is kept.
+    size_t half = text.rfind('\n', text.size() / 2);
+    if (half != std::string::npos) {
+      io::FeedOptions options;
+      options.threads = 2;
+      options.blockBytes = 300;
+      options.prefilter = prefilter_;
+      core::Diagnoser resumed(rules_->rules, *rules_->matcher);
+      resumed.beginSource("log");
+      resumed.addText(std::string_view(text).substr(0, half + 1));
+      io::feedText(resumed, *rules_->matcher, std::string_view(text).substr(half + 1), options);
+      ASSERT_EQ(json(resumed.finish()), serial) << path << " (resumed at byte " << half + 1 << ")";
+    }
   }
 }
 
@@ -116,6 +130,17 @@ TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
       d.beginSource("log");
       io::feedText(d, *rules_->matcher, text, options);
       EXPECT_EQ(json(d.finish()), serial) << "block " << blockBytes << ": " << text;
+    }
+    // Every resume point.
+    for (size_t cut = text.find('\n'); cut != std::string::npos; cut = text.find('\n', cut + 1)) {
+      io::FeedOptions options;
+      options.threads = 2;
+      options.prefilter = prefilter_;
+      core::Diagnoser d(rules_->rules, *rules_->matcher);
+      d.beginSource("log");
+      d.addText(std::string_view(text).substr(0, cut + 1));
+      io::feedText(d, *rules_->matcher, std::string_view(text).substr(cut + 1), options);
+      EXPECT_EQ(json(d.finish()), serial) << "resumed at " << cut + 1 << ": " << text;
     }
   }
 }
