@@ -40,7 +40,7 @@ std::optional<core::SourceFile> WorkspaceSources::open(const std::string& path) 
     resolved = p.lexically_normal();
   }
   auto it = options_.buffers.find(*resolved);
-  if (it != options_.buffers.end()) return core::SourceFile{shown(*resolved), it->second.text, it->second.version};
+  if (it != options_.buffers.end()) return core::SourceFile{shown(*resolved), *it->second.text, it->second.version};
   std::string error;
   auto text = readFile(*resolved, error);
   if (!text) return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@
 namespace denpex::io {
 
 struct OpenBuffer {
-  std::string text;
+  std::shared_ptr<const std::string> text;  // shared with the editor's document: never copied
   int version = 0;
 };
 

@@ -18,8 +18,9 @@ json documentLink(Server& server, const json& params) {
   json links = json::array();
   if (!doc) return links;
   auto sources = server.sources();
-  const std::string& text = *doc->text;
-  core::LineIndex index(text);
+  std::string_view text = doc->text->view();
+  auto indexed = server.documents().lineIndex(doc->uri, doc->text);
+  const core::LineIndex& index = indexed->index;
   std::map<std::string, std::optional<fs::path>> resolved;  // each frame path is looked up once
   const std::string marker = "File \"";
   size_t at = 0;
@@ -30,8 +31,8 @@ json documentLink(Server& server, const json& params) {
     size_t eol = text.find('\n', pathBegin);
     if (close == std::string::npos || (eol != std::string::npos && close > eol)) continue;
     if (text.compare(close, 8, "\", line ") != 0) continue;
-    int line = std::atoi(text.c_str() + close + 8);
-    std::string path = text.substr(pathBegin, close - pathBegin);
+    int line = std::atoi(std::string(text.substr(close + 8, 12)).c_str());
+    std::string path(text.substr(pathBegin, close - pathBegin));
     if (!core::isUserFile(path)) continue;  // library frames: not the user's to open and edit
     auto cached = resolved.find(path);
     if (cached == resolved.end()) cached = resolved.emplace(path, sources->resolver().resolve(path)).first;

@@ -67,7 +67,7 @@ json diagnose(Server& server, const json& arg) {
   auto doc = server.documents().view(uri);
   std::string text;
   if (doc) {
-    text = *doc->text;
+    text = std::string(doc->text->view());
   } else {
     std::string error;
     auto disk = io::readFile(uriToPath(uri), error);

@@ -22,8 +22,8 @@ json hover(Server& server, const json& params) {
     if (!d.incident.empty() && (d.initiating(ref.index) || d.role(ref.index) == core::Role::kCollateral))
       markdown += "\n**Ranks**\n\n" + core::rankTableMarkdown(d.incident);
   }
-  core::LineIndex index(*doc->text);
-  std::string_view line = index.lineText(pos.line);
+  auto indexed = server.documents().lineIndex(doc->uri, doc->text);
+  std::string_view line = indexed->index.lineText(pos.line);
   uint32_t end = server.encoding() == core::PositionEncoding::kUtf16 ? core::utf16Column(line, line.size())
                                                                      : static_cast<uint32_t>(line.size());
   return toHover(markdown, toRange({pos.line, 0}, {pos.line, end}));

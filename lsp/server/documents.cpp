@@ -1,7 +1,9 @@
 // The document store (see documents.h).
 #include "lsp/server/documents.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 
 #include "core/base/text.h"
 #include "lsp/protocol/from_proto.h"
@@ -16,12 +18,14 @@ struct DocumentStore::Doc {
   std::string path;
   std::string languageId;
   int version = 0;
-  std::shared_ptr<const std::string> text;
+  DocTextPtr text;
   std::shared_ptr<const core::Diagnosis> diagnosis;
-  std::shared_ptr<const std::string> diagnosedText;
+  DocTextPtr diagnosedText;
   int diagnosedVersion = 0;
   std::shared_ptr<const core::Diagnosis> selection;
   std::shared_ptr<Incremental> incremental = std::make_shared<Incremental>();
+  std::shared_ptr<const IndexedText> indexed;  // the line index of `text` or of an earlier text
+  size_t editedFrom = 0;  // the first byte any change touched since the worker last took the text
 };
 
 std::vector<FindingRef> allFindings(const DocumentView& doc) {
@@ -76,41 +80,83 @@ void DocumentStore::open(const std::string& uri, const std::string& languageId, 
   d->path = uriToPath(uri);
   d->languageId = languageId;
   d->version = version;
-  d->text = std::make_shared<const std::string>(std::move(text));
+  d->text = DocText::make(text);
   std::lock_guard<std::mutex> lock(mutex_);
   docs_[uri] = d;
 }
 
 void DocumentStore::change(const std::string& uri, int version, const json& changes, core::PositionEncoding enc) {
-  std::shared_ptr<const std::string> current;
+  DocTextPtr current;
+  std::shared_ptr<const IndexedText> indexed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = docs_.find(uri);
     if (it == docs_.end()) throw LspError(error::kInvalidParams, "didChange for a document that is not open: " + uri);
     current = it->second->text;
+    indexed = it->second->indexed;
   }
   if (!changes.is_array()) throw LspError(error::kInvalidParams, "contentChanges must be a list");
-  std::string text = *current;
+  // Positions are read with the line index of the text they refer to; after each edit the index
+  // is updated from the edit alone. Text added at the end (a log that grows) is appended to the
+  // shared buffer: the cost is the new lines, not the document.
+  std::unique_ptr<core::LineIndex> index;
+  if (indexed && indexed->text == current) index = std::make_unique<core::LineIndex>(current->view(), indexed->index, 0, 0, 0);
+  DocTextPtr appended = current;  // while every change is an append
+  std::optional<std::string> text;  // once one is not
+  size_t editedFrom = SIZE_MAX;
   for (const auto& change : changes) {
     const json& newText = member(change, "text");
     if (!newText.is_string()) throw LspError(error::kInvalidParams, "a content change's 'text' must be a string");
+    const std::string& inserted = newText.get_ref<const std::string&>();
     if (!change.contains("range")) {
-      text = newText.get<std::string>();
+      text = inserted;
+      appended.reset();
+      index.reset();
+      editedFrom = 0;
       continue;
     }
-    core::LineIndex index(text);
+    std::string_view now = text ? std::string_view(*text) : appended->view();
+    if (!index) index = std::make_unique<core::LineIndex>(now);
     Range range = rangeFromJson(change["range"]);
-    size_t begin = index.toOffset(range.start, enc);
-    size_t end = index.toOffset(range.end, enc);
+    size_t begin = index->toOffset(range.start, enc);
+    size_t end = index->toOffset(range.end, enc);
     if (end < begin) std::swap(begin, end);
-    text.replace(begin, end - begin, newText.get_ref<const std::string&>());
+    if (!text && begin == end && end == now.size()) {
+      appended = DocText::appendTo(appended, inserted);
+      now = appended->view();
+    } else {
+      if (!text) text = std::string(now);
+      appended.reset();
+      text->replace(begin, end - begin, inserted);
+      now = *text;
+    }
+    index = std::make_unique<core::LineIndex>(now, *index, begin, end - begin, inserted.size());
+    editedFrom = std::min(editedFrom, begin);
   }
+  DocTextPtr next = text ? DocText::make(*text) : appended;
+  std::shared_ptr<const IndexedText> nextIndexed;
+  if (index) nextIndexed = std::make_shared<const IndexedText>(IndexedText{next, core::LineIndex(next->view(), *index, 0, 0, 0)});
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = docs_.find(uri);
   if (it == docs_.end()) return;
-  it->second->text = std::make_shared<const std::string>(std::move(text));
+  it->second->text = std::move(next);
+  it->second->indexed = std::move(nextIndexed);
+  it->second->editedFrom = std::min(it->second->editedFrom, editedFrom);
   it->second->version = version;
   it->second->selection.reset();  // its lines may have moved
+}
+
+std::shared_ptr<const IndexedText> DocumentStore::lineIndex(const std::string& uri, const DocTextPtr& text) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = docs_.find(uri);
+    if (it != docs_.end() && it->second->indexed && it->second->indexed->text == text) return it->second->indexed;
+  }
+  auto made = std::make_shared<const IndexedText>(IndexedText{text, core::LineIndex(text->view())});
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it != docs_.end() && it->second->text == text) it->second->indexed = made;
+  return made;
 }
 
 void DocumentStore::close(const std::string& uri) {
@@ -139,7 +185,7 @@ void DocumentStore::setSelection(const std::string& uri, std::shared_ptr<const c
 }
 
 void DocumentStore::setDiagnosis(const std::string& uri, std::shared_ptr<const core::Diagnosis> d,
-                                 std::shared_ptr<const std::string> text, int version) {
+                                 DocTextPtr text, int version) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = docs_.find(uri);
   if (it == docs_.end()) return;
@@ -154,12 +200,14 @@ void DocumentStore::clearDiagnosis(const std::string& uri) {
   if (it != docs_.end()) it->second->diagnosis.reset();
 }
 
-std::optional<DocumentStore::Work> DocumentStore::work(const std::string& uri) const {
+std::optional<DocumentStore::Work> DocumentStore::work(const std::string& uri) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = docs_.find(uri);
   if (it == docs_.end()) return std::nullopt;
-  const Doc& d = *it->second;
-  return Work{d.text, d.version, d.path.empty() ? uri : fs::path(d.path).filename().string(), d.incremental};
+  Doc& d = *it->second;
+  Work w{d.text, d.version, d.path.empty() ? uri : fs::path(d.path).filename().string(), d.incremental, d.editedFrom};
+  d.editedFrom = SIZE_MAX;
+  return w;
 }
 
 }  // namespace denpex::lsp

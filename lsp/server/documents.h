@@ -14,8 +14,15 @@
 #include "core/parse/log_text.h"
 #include "io/rule_dirs.h"
 #include "lsp/protocol/types.h"
+#include "lsp/server/doc_text.h"
 
 namespace denpex::lsp {
+
+// A text with its line index (which points into the text it keeps alive).
+struct IndexedText {
+  DocTextPtr text;
+  core::LineIndex index;
+};
 
 // What handlers see of a document: an immutable snapshot.
 struct DocumentView {
@@ -23,10 +30,10 @@ struct DocumentView {
   std::string path;  // empty for non-file URIs (untitled documents)
   std::string languageId;
   int version = 0;
-  std::shared_ptr<const std::string> text;
+  DocTextPtr text;
   bool isLog = false;
   std::shared_ptr<const core::Diagnosis> diagnosis;  // whole-document diagnosis, if any
-  std::shared_ptr<const std::string> diagnosedText;  // the text `diagnosis` was made from
+  DocTextPtr diagnosedText;  // the text `diagnosis` was made from
   int diagnosedVersion = 0;                          // and its version
   std::shared_ptr<const core::Diagnosis> selection;  // from denpex.diagnose on a range, if any (of `text`)
 };
@@ -66,7 +73,7 @@ class DocumentStore {
   struct Incremental {
     std::unique_ptr<core::Diagnoser> diagnoser;
     std::shared_ptr<const io::LoadedRules> rules;
-    std::shared_ptr<const std::string> fedText;
+    DocTextPtr fedText;
     size_t fedSize = 0;
   };
 
@@ -75,6 +82,9 @@ class DocumentStore {
   // LspError(InvalidParams) for a document that is not open or malformed changes.
   void change(const std::string& uri, int version, const json& changes, core::PositionEncoding enc);
   void close(const std::string& uri);
+  // The line index of `text` (the document's text or one it had), made once per text: a 100 MB
+  // log is not scanned for line starts by every request. Any thread.
+  std::shared_ptr<const IndexedText> lineIndex(const std::string& uri, const DocTextPtr& text);
 
   std::optional<DocumentView> view(const std::string& uri) const;
   std::vector<DocumentView> views() const;
@@ -83,18 +93,21 @@ class DocumentStore {
   // Stores the whole-document diagnosis of `text` at `version`; ignored when the document was
   // closed meanwhile.
   void setDiagnosis(const std::string& uri, std::shared_ptr<const core::Diagnosis> d,
-                    std::shared_ptr<const std::string> text, int version);
+                    DocTextPtr text, int version);
   void clearDiagnosis(const std::string& uri);
 
   // For the worker: the document's current text and version, and its incremental state.
   // nullopt when it is not open.
   struct Work {
-    std::shared_ptr<const std::string> text;
+    DocTextPtr text;
     int version = 0;
     std::string name;  // the source name diagnoses give it
     std::shared_ptr<Incremental> incremental;
+    // The first byte changed since the worker's last work() (SIZE_MAX: none): what the worker
+    // fed before it is still the text's own, and need not be compared.
+    size_t editedFrom = 0;
   };
-  std::optional<Work> work(const std::string& uri) const;
+  std::optional<Work> work(const std::string& uri);
 
  private:
   struct Doc;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "lsp/protocol/parse.h"
 #include "lsp/protocol/uri.h"
 
 namespace denpex::lsp {
@@ -95,8 +96,10 @@ core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& 
 std::unique_ptr<io::WorkspaceSources> Server::sources() const {
   io::WorkspaceSources::Options options;
   for (const auto& r : roots_) options.roots.emplace_back(r);
+  // Logs are never sources to fix: only other documents stand in front of the files on disk.
   for (const auto& doc : documents_.views())
-    if (!doc.path.empty()) options.buffers[fs::path(doc.path).lexically_normal()] = {*doc.text, doc.version};
+    if (!doc.path.empty() && !doc.isLog)
+      options.buffers[fs::path(doc.path).lexically_normal()] = {std::make_shared<const std::string>(doc.text->view()), doc.version};
   return std::make_unique<io::WorkspaceSources>(std::move(options));
 }
 
@@ -129,15 +132,15 @@ void Server::publish(const std::string& uri) {
   Publication what = publication(*doc);
   ConvertOptions options = convertOptions(uri, doc->version);  // one frame resolver for both parts
   if (what.document) {
-    core::LineIndex index(*doc->diagnosedText);
+    auto indexed = documents_.lineIndex(uri, doc->diagnosedText);
     options.version = doc->diagnosedVersion;
-    json part = toDiagnostics(*doc->diagnosis, index, options, "document", seen);
+    json part = toDiagnostics(*doc->diagnosis, indexed->index, options, "document", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
   if (what.selection) {
-    core::LineIndex index(*doc->text);
+    auto indexed = documents_.lineIndex(uri, doc->text);
     options.version = doc->version;
-    json part = toDiagnostics(*doc->selection, index, options, "selection", seen);
+    json part = toDiagnostics(*doc->selection, indexed->index, options, "selection", seen);
     for (auto& d : part) diagnostics.push_back(std::move(d));
   }
   publishDiagnostics(uri, what.version, std::move(diagnostics));
@@ -230,10 +233,10 @@ void Server::readerLoop() {
   queueCv_.notify_one();
 }
 
-void Server::handle(const std::string& body) {
+void Server::handle(std::string& body) {
   json msg;
   try {
-    msg = json::parse(body);
+    msg = parseMessage(body);
   } catch (const json::exception& e) {
     spdlog::error("malformed message skipped: {}", e.what());
     replyError(nullptr, error::kParseError, std::string("parse error: ") + e.what());
@@ -246,7 +249,7 @@ void Server::handle(const std::string& body) {
     return;
   }
   const std::string method = msg["method"].get<std::string>();
-  json params = msg.contains("params") ? msg["params"] : json(nullptr);
+  json params = msg.contains("params") ? std::move(msg["params"]) : json(nullptr);  // no copy of a big text
   if (msg.contains("id")) {
     const json& id = msg["id"];
     if (!id.is_string() && !id.is_number_integer()) {

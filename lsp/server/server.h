@@ -89,7 +89,7 @@ class Server {
 
  private:
   void readerLoop();
-  void handle(const std::string& body);
+  void handle(std::string& body);
   void reply(const json& id, const json& result);
   void replyError(const json& id, int code, const std::string& message);
   void reloadRules();

@@ -52,10 +52,12 @@ void DiagnosisWorker::diagnose(const std::string& uri) {
   auto work = documents_.work(uri);
   if (!work) return;
   auto bundle = rules_();
-  const std::shared_ptr<const std::string>& text = work->text;
+  const DocTextPtr& text = work->text;
   DocumentStore::Incremental& inc = *work->incremental;
+  // Text that only grew is read from where the last reading stopped. The store says whether any
+  // change touched what was read; only when one did are the bytes compared.
   bool append = inc.diagnoser && inc.rules == bundle && text->size() >= inc.fedSize &&
-                text->compare(0, inc.fedSize, *inc.fedText, 0, inc.fedSize) == 0;
+                (inc.fedSize <= work->editedFrom || text->view().substr(0, inc.fedSize) == inc.fedText->view().substr(0, inc.fedSize));
   if (!append) {
     inc.diagnoser = std::make_unique<core::Diagnoser>(bundle->rules, *bundle->matcher);
     inc.diagnoser->beginSource(work->name);
@@ -63,10 +65,32 @@ void DiagnosisWorker::diagnose(const std::string& uri) {
     inc.fedSize = 0;
   }
   size_t from = inc.fedSize;
-  constexpr size_t kChunk = 1 << 20;
-  for (size_t at = inc.fedSize; at < text->size(); at += kChunk) {
-    inc.diagnoser->addText(std::string_view(*text).substr(at, kChunk));
-    inc.fedSize = std::min(text->size(), at + kChunk);
+  const std::string_view all = text->view();
+  // A big text is read on every core; the prefilter is worth compiling from this size on.
+  constexpr size_t kChunk = 16u << 20, kPrefilterFrom = 16u << 20;
+  io::FeedOptions feed;
+  if (all.size() - inc.fedSize >= kPrefilterFrom) {
+    if (prefilterRules_ != bundle) {
+      prefilter_ = std::make_unique<io::LazyPrefilter>(*bundle->matcher);
+      prefilterRules_ = bundle;
+    }
+    feed.lazyPrefilter = prefilter_.get();
+  }
+  for (size_t at = inc.fedSize; at < all.size();) {
+    size_t end = std::min(all.size(), at + kChunk);
+    // Whole lines go through the parallel feed; a line still being written (no '\n' yet), and
+    // the rest of one the last text cut, are left to addText, which keeps it until its end.
+    size_t nl = all.rfind('\n', end - 1);
+    if (inc.diagnoser->hasPartialLine() || nl == std::string_view::npos || nl < at) {
+      size_t first = all.find('\n', at);
+      end = first == std::string_view::npos ? all.size() : std::min(end, first + 1);
+      inc.diagnoser->addText(all.substr(at, end - at));
+    } else {
+      end = nl + 1;
+      io::feedText(*inc.diagnoser, *bundle->matcher, all.substr(at, end - at), feed);
+    }
+    at = end;
+    inc.fedSize = at;
     inc.fedText = text;
     if (stopping_) return;
     std::lock_guard<std::mutex> lock(mutex_);

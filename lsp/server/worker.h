@@ -2,7 +2,9 @@
 // to a callback, so that a 100 MB log never holds up a hover on another document.
 //
 // A document's newest request wins; a document that only grew is diagnosed from where the last
-// diagnosis left off; a long document yields to the others between 1 MiB chunks. Thread-safe:
+// diagnosis left off; a long document is read in chunks of 16 MiB, each on every core (with the
+// Vectorscan prefilter, compiled once per rule set), and yields to the others between chunks.
+// Thread-safe:
 // schedule() may be called from any thread; the callback runs on the worker thread.
 #pragma once
 
@@ -15,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "io/parallel_feed.h"
 #include "io/rule_dirs.h"
 #include "lsp/server/documents.h"
 
@@ -45,6 +48,9 @@ class DiagnosisWorker {
   std::condition_variable cv_;
   std::deque<std::string> jobs_;
   std::atomic<bool> stopping_{false};
+  // The prefilter of the newest rule set, made when a big text first needs it (worker thread only).
+  std::shared_ptr<const io::LoadedRules> prefilterRules_;
+  std::unique_ptr<io::LazyPrefilter> prefilter_;
   std::thread thread_;
 };
 

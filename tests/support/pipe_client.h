@@ -47,6 +47,7 @@ class PipeClient : public LspClientBase {
   }
 
   bool waitExit(std::chrono::milliseconds timeout) { return child_.wait_for(timeout); }
+  int pid() { return child_.id(); }
   int exitCode() { return child_.exit_code(); }
 
  private:

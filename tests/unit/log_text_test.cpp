@@ -70,3 +70,26 @@ TEST(LogText, CleanLineDropsCrlfAndOsc) {
 
 }  // namespace
 }  // namespace denpex::core
+
+// The index made from an edit equals the index made from scratch, for edits anywhere.
+TEST(LineIndexEdit, SameAsAFreshIndexAfterRandomEdits) {
+  std::string text = "a\nbb\n\nccc\nd";
+  denpex::core::LineIndex index(text);
+  unsigned seed = 7;
+  auto next = [&](unsigned n) {
+    seed = seed * 1103515245u + 12345u;
+    return n ? (seed >> 8) % n : 0;
+  };
+  const char* pieces[] = {"", "x", "\n", "yy\n", "\n\nz", "q\nr\ns"};
+  for (int round = 0; round < 500; ++round) {
+    size_t begin = next(static_cast<unsigned>(text.size() + 1));
+    size_t removed = next(static_cast<unsigned>(text.size() - begin + 1));
+    std::string inserted = pieces[next(6)];
+    text.replace(begin, removed, inserted);
+    denpex::core::LineIndex edited(text, index, begin, removed, inserted.size());
+    denpex::core::LineIndex fresh(text);
+    ASSERT_EQ(edited.lineCount(), fresh.lineCount()) << round;
+    for (size_t l = 0; l < fresh.lineCount(); ++l) ASSERT_EQ(edited.lineStart(l), fresh.lineStart(l)) << round << " line " << l;
+    index = denpex::core::LineIndex(text, edited, 0, 0, 0);
+  }
+}

@@ -193,15 +193,63 @@ TEST(Protocol, PlansAsTextEdits) {
   EXPECT_EQ(edits[0]["newText"], ", eps=1e-5");
 }
 
+// Texts that grow share one buffer, and no snapshot ever sees another's bytes change.
+TEST(DocText, AppendsShareTheBufferAndSnapshotsStayAsTheyWere) {
+  DocTextPtr a = DocText::make("line 1\n");
+  DocTextPtr b = DocText::appendTo(a, "line 2\n");
+  DocTextPtr c = DocText::appendTo(b, "line 3\n");
+  EXPECT_EQ(a->view(), "line 1\n");
+  EXPECT_EQ(b->view(), "line 1\nline 2\n");
+  EXPECT_EQ(c->view(), "line 1\nline 2\nline 3\n");
+  EXPECT_EQ(a->view().data(), c->view().data());  // one buffer, no copy
+  // Appending to an older snapshot must not write over the newer one's bytes: it copies.
+  DocTextPtr b2 = DocText::appendTo(b, "other\n");
+  EXPECT_EQ(b2->view(), "line 1\nline 2\nother\n");
+  EXPECT_EQ(c->view(), "line 1\nline 2\nline 3\n");
+  EXPECT_NE(b2->view().data(), c->view().data());
+  // Past the room it has, a text moves to a bigger buffer.
+  DocTextPtr big = c;
+  std::string expected(c->view());
+  for (int i = 0; i < 2000; ++i) {
+    big = DocText::appendTo(big, "more text on another line\n");
+    expected += "more text on another line\n";
+  }
+  EXPECT_EQ(big->view(), expected);
+  EXPECT_EQ(c->view(), "line 1\nline 2\nline 3\n");
+}
+
+// The store keeps the line index across appends and other edits: the same positions as an
+// index made from scratch.
+TEST(DocumentStoreChanges, AppendsAndEditsKeepTextAndLineIndexRight) {
+  DocumentStore store;
+  store.open("file:///w/a.log", "log", 1, "one\ntwo\n");
+  auto range = [](int l1, int c1, int l2, int c2) {
+    return json{{"start", {{"line", l1}, {"character", c1}}}, {"end", {{"line", l2}, {"character", c2}}}};
+  };
+  store.change("file:///w/a.log", 2, json::array({{{"range", range(2, 0, 2, 0)}, {"text", "three\n"}}}), core::PositionEncoding::kUtf16);
+  store.change("file:///w/a.log", 3,
+               json::array({{{"range", range(3, 0, 3, 0)}, {"text", "four\nfi"}},
+                            {{"range", range(4, 2, 4, 2)}, {"text", "ve\n"}},
+                            {{"range", range(0, 1, 1, 1)}, {"text", "N"}}}),
+               core::PositionEncoding::kUtf16);
+  auto view = store.view("file:///w/a.log");
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->text->view(), "oNwo\nthree\nfour\nfive\n");
+  auto indexed = store.lineIndex("file:///w/a.log", view->text);
+  core::LineIndex fresh(view->text->view());
+  ASSERT_EQ(indexed->index.lineCount(), fresh.lineCount());
+  for (size_t l = 0; l < fresh.lineCount(); ++l) EXPECT_EQ(indexed->index.lineStart(l), fresh.lineStart(l)) << l;
+}
+
 // A diagnosis of version 3 is published as version 3, even when the editor is at version 5.
 TEST(Publishing, CarriesTheVersionThatWasDiagnosed) {
   DocumentView doc;
   doc.version = 5;
-  doc.text = std::make_shared<const std::string>("new text\n");
+  doc.text = DocText::make("new text\n");
   EXPECT_EQ(publication(doc).version, 5);  // nothing diagnosed yet: an empty publication of now
   EXPECT_FALSE(publication(doc).document);
   doc.diagnosis = std::make_shared<const core::Diagnosis>();
-  doc.diagnosedText = std::make_shared<const std::string>("old text\n");
+  doc.diagnosedText = DocText::make("old text\n");
   doc.diagnosedVersion = 3;
   doc.selection = std::make_shared<const core::Diagnosis>();
   Publication p = publication(doc);
