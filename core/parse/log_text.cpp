@@ -1,6 +1,8 @@
 // Line index, column conversions and terminal-noise cleaning (see log_text.h).
 #include "core/parse/log_text.h"
 
+#include <cstring>
+
 #include <algorithm>
 
 namespace denpex::core {
@@ -46,11 +48,36 @@ size_t byteColumnFromUtf16(std::string_view line, uint32_t utf16Col) {
   return i;
 }
 
-LineIndex::LineIndex(std::string_view text) : text_(text) {
-  starts_.push_back(0);
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') starts_.push_back(i + 1);
+namespace {
+
+// Appends the start of every line that begins after a '\n' in text[from, to), shifted by `base`.
+void addStarts(std::string_view text, size_t from, size_t to, std::vector<size_t>& starts) {
+  for (const char* p = text.data() + from, *end = text.data() + to; p < end; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (!p) break;
+    starts.push_back(static_cast<size_t>(p - text.data()) + 1);
   }
+}
+
+}  // namespace
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  starts_.reserve(text.size() / 64 + 1);
+  starts_.push_back(0);
+  addStarts(text, 0, text.size(), starts_);
+}
+
+LineIndex::LineIndex(std::string_view text, const LineIndex& before, size_t begin, size_t removed, size_t inserted)
+    : text_(text) {
+  // Lines that start at or before the edit keep their starts; the inserted text adds its own;
+  // lines after the removed part move by what the edit added or took.
+  size_t removedEnd = begin + removed;
+  auto keep = std::upper_bound(before.starts_.begin(), before.starts_.end(), begin);
+  starts_.reserve(before.starts_.size() + 16);
+  starts_.assign(before.starts_.begin(), keep);
+  addStarts(text, begin, begin + inserted, starts_);
+  auto after = std::upper_bound(before.starts_.begin(), before.starts_.end(), removedEnd);
+  for (auto it = after; it != before.starts_.end(); ++it) starts_.push_back(*it - removed + inserted);
 }
 
 size_t LineIndex::lineStart(size_t line) const {

@@ -38,6 +38,10 @@ size_t byteColumnFromUtf16(std::string_view line, uint32_t utf16Column);
 class LineIndex {
  public:
   explicit LineIndex(std::string_view text);
+  // The index of `text`, made from `before` (the index of the text before one edit): bytes
+  // [begin, begin + removed) of the old text were replaced by `inserted` bytes. Costs the lines
+  // after the edit, not a scan of the whole text.
+  LineIndex(std::string_view text, const LineIndex& before, size_t begin, size_t removed, size_t inserted);
 
   size_t lineCount() const { return starts_.size(); }
   // Byte offset where `line` begins; `text.size()` for a line past the end.
