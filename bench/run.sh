@@ -88,3 +88,9 @@ if [[ -x build/lsp_latency ]]; then
   echo
   build/lsp_latency "$lspSize"
 fi
+
+# Figures are not judged here, but a wrong answer is: the parallel path must say what the serial one says.
+if [[ $same != identical ]]; then
+  echo "bench: the parallel and serial diagnoses differ" >&2
+  exit 1
+fi

@@ -12,6 +12,7 @@ packages=(
   python3            # the tests check that edited Python still compiles (py_compile)
   time               # bench/run.sh measures peak memory with /usr/bin/time
   ripgrep            # bench/run.sh compares with rg
+  python3-yaml       # bench/grep_patterns.py reads the rules
   neovim             # Neovim 0.7's built-in LSP client drives `denpex lsp` in a test
 )
 missing=()
