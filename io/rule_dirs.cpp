@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/rules/rule_bundle.h"
 #include "io/files.h"
 
 namespace denpex::io {
@@ -39,8 +40,15 @@ std::vector<core::RuleSource> readRuleDir(const fs::path& dir, std::vector<core:
 LoadedRules loadRules(const RuleLoadOptions& options) {
   LoadedRules load;
   if (options.builtin) {
-    auto errs = load.rules.add(core::builtinRuleSources());
-    load.errors.insert(load.errors.end(), errs.begin(), errs.end());
+    // The bundle made at build time; its YAML only if the bundle were unreadable (never, in a
+    // build that made it).
+    auto bundled = core::decodeRules(core::builtinRuleBundle());
+    if (bundled) {
+      load.rules.addParsed(std::move(*bundled));
+    } else {
+      auto errs = load.rules.add(core::builtinRuleSources());
+      load.errors.insert(load.errors.end(), errs.begin(), errs.end());
+    }
   }
   std::vector<fs::path> dirs;
   std::error_code ec;

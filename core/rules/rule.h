@@ -156,6 +156,8 @@ class RuleSet {
   // is an error and is skipped. Returns the errors; rules that failed are skipped, the others
   // are added. Not thread-safe; a RuleSet that is no longer changed may be read from any thread.
   std::vector<RuleError> add(const std::vector<RuleSource>& sources);
+  // Rules already parsed (the built-in bundle); a rule replaces one with its id, as in add().
+  void addParsed(std::vector<Rule> rules);
 
   const std::vector<std::shared_ptr<const Rule>>& rules() const { return rules_; }
   const Rule* find(const std::string& id) const;

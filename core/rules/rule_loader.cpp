@@ -433,6 +433,15 @@ std::vector<RuleError> RuleSet::add(const std::vector<RuleSource>& sources) {
   return errors;
 }
 
+void RuleSet::addParsed(std::vector<Rule> rules) {
+  for (auto& rule : rules) {
+    auto shared = std::make_shared<const Rule>(std::move(rule));
+    auto same = std::find_if(rules_.begin(), rules_.end(), [&](const auto& r) { return r->id == shared->id; });
+    if (same != rules_.end()) *same = shared;
+    else rules_.push_back(shared);
+  }
+}
+
 const Rule* RuleSet::find(const std::string& id) const {
   for (const auto& r : rules_)
     if (r->id == id) return r.get();

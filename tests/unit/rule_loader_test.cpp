@@ -3,6 +3,7 @@
 
 #include "core/rules/lint.h"
 #include "core/rules/rule.h"
+#include "core/rules/rule_bundle.h"
 
 namespace denpex::core {
 namespace {
@@ -148,3 +149,28 @@ TEST(RuleLoader, ShippedRulesLoadCleanly) {
 
 }  // namespace
 }  // namespace denpex::core
+
+// The bundle the build made holds every shipped rule exactly as its YAML says: the rules parsed
+// from YAML encode to the same bytes, and the decoded bundle encodes back to them.
+TEST(RuleBundle, TheBuiltBundleIsTheShippedYaml) {
+  denpex::core::RuleSet fromYaml;
+  ASSERT_TRUE(fromYaml.add(denpex::core::builtinRuleSources()).empty());
+  std::string bundle(denpex::core::builtinRuleBundle());
+  EXPECT_EQ(denpex::core::encodeRules(fromYaml.rules()), bundle);
+  auto decoded = denpex::core::decodeRules(bundle);
+  ASSERT_TRUE(decoded) << decoded.error();
+  denpex::core::RuleSet fromBundle;
+  fromBundle.addParsed(std::move(*decoded));
+  ASSERT_EQ(fromBundle.rules().size(), fromYaml.rules().size());
+  EXPECT_EQ(denpex::core::encodeRules(fromBundle.rules()), bundle);
+  EXPECT_EQ(fromBundle.rules()[0]->id, fromYaml.rules()[0]->id);
+}
+
+TEST(RuleBundle, DamagedBytesAreAnErrorNotACrash) {
+  std::string bundle(denpex::core::builtinRuleBundle());
+  EXPECT_FALSE(denpex::core::decodeRules(""));
+  EXPECT_FALSE(denpex::core::decodeRules("not a bundle"));
+  for (size_t cut : {size_t{20}, bundle.size() / 3, bundle.size() - 1}) EXPECT_FALSE(denpex::core::decodeRules(bundle.substr(0, cut))) << cut;
+  std::string huge = bundle.substr(0, 15) + std::string(8, '\xff');  // a count far past the end
+  EXPECT_FALSE(denpex::core::decodeRules(huge));
+}

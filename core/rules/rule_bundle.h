@@ -1,0 +1,25 @@
+// The shipped rules as one binary bundle, made at build time from their YAML: loading it at
+// start-up costs a copy of its bytes, where parsing the YAML cost most of denpex's start-up.
+// The fields are listed once, for writing and reading alike (rule_bundle.cpp), and a test checks
+// that every shipped rule comes back from the bundle as its YAML says.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/expected.h"
+#include "core/rules/rule.h"
+
+namespace denpex::core {
+
+std::string encodeRules(const std::vector<std::shared_ptr<const Rule>>& rules);
+// Fails on bytes that are not a bundle of this version (never on a bundle this build made).
+// Signals come without compiled regexes: the Matcher compiles them.
+Expected<std::vector<Rule>> decodeRules(std::string_view bytes);
+
+// The bundle built from rules/ (generated at build time; empty in the generator itself).
+std::string_view builtinRuleBundle();
+
+}  // namespace denpex::core
