@@ -18,20 +18,38 @@ Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED)
     for (size_t s = 0; s < rule.signals.size(); ++s) {
       const Signal& sig = rule.signals[s];
       if (sig.pattern.empty()) continue;
-      // Loaded rules come compiled; a rule built by hand is compiled here.
-      std::shared_ptr<const RE2> re = sig.regex ? sig.regex : std::make_shared<const RE2>(sig.pattern, patternOptions());
-      if (!re->ok()) continue;  // the loader already rejected it; never reached for loaded rules
+      // A pattern the set cannot parse is left out (the loader has rejected it already).
       std::string error;
       if (set_.Add(sig.pattern, &error) < 0) continue;
       owners_.emplace_back(r, static_cast<int>(s));
-      patterns_.push_back(std::move(re));
+      auto pattern = std::make_unique<Pattern>();
+      pattern->text = sig.pattern;
+      pattern->given = sig.regex;
+      patterns_.push_back(std::move(pattern));
     }
   }
   compiled_ = set_.Compile();
 }
 
+Matcher::~Matcher() {
+  for (auto& p : patterns_) delete p->compiled.load();
+}
+
+const RE2& Matcher::regex(size_t pattern) const {
+  const Pattern& p = *patterns_[pattern];
+  if (p.given) return *p.given;
+  const RE2* re = p.compiled.load(std::memory_order_acquire);
+  if (re) return *re;
+  // Two threads may compile it at once; one keeps its copy, the other's is dropped.
+  auto* fresh = new RE2(p.text, patternOptions());
+  const RE2* expected = nullptr;
+  if (p.compiled.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;
+  return *expected;
+}
+
 void Matcher::addHit(size_t pattern, std::string_view message, std::vector<Hit>& out) const {
-  const RE2& re = *patterns_[pattern];
+  const RE2& re = regex(pattern);
   int groups = re.NumberOfCapturingGroups();
   std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
   re2::StringPiece text(message.data(), message.size());

@@ -8,6 +8,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,15 +43,26 @@ class Matcher {
   void matchCandidates(std::string_view message, const std::vector<int>& candidates, std::vector<Hit>& out) const;
 
   size_t patternCount() const { return owners_.size(); }
-  const std::string& patternText(size_t index) const { return patterns_[index]->pattern(); }
+  const std::string& patternText(size_t index) const { return patterns_[index]->text; }
+  ~Matcher();
+  Matcher(const Matcher&) = delete;
+  Matcher& operator=(const Matcher&) = delete;
 
  private:
   void addHit(size_t pattern, std::string_view message, std::vector<Hit>& out) const;
+  // A pattern's own RE2, compiled the first time a line needs its span and captures (most
+  // patterns never match, and compiling all of them cost half of start-up). Thread-safe.
+  const RE2& regex(size_t pattern) const;
 
+  struct Pattern {
+    std::string text;
+    std::shared_ptr<const RE2> given;                // compiled by the loader, when it did
+    mutable std::atomic<const RE2*> compiled{nullptr};  // else compiled here, once
+  };
   RE2::Set set_;
   bool compiled_ = false;
   std::vector<std::pair<size_t, int>> owners_;  // pattern index -> (rule, signal)
-  std::vector<std::shared_ptr<const RE2>> patterns_;  // the rules' own compiled patterns
+  std::vector<std::unique_ptr<Pattern>> patterns_;
 };
 
 }  // namespace denpex::core
