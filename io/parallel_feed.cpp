@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "core/rules/rule_bundle.h"
 #include <vector>
 
 namespace denpex::io {
@@ -163,7 +165,8 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
 
 LazyPrefilter::LazyPrefilter(const core::Matcher& matcher)
     : thread_([this, &matcher] {
-        value_ = core::makeLinePrefilter(matcher);
+        // The one saved at build time serves the shipped rules alone; other rule sets compile.
+        value_ = core::makeLinePrefilter(matcher, core::builtinPrefilter());
         ready_.store(value_.get(), std::memory_order_release);
       }) {}
 

@@ -12,8 +12,11 @@ namespace denpex::core {
 
 // `prev` is long, and `next` starts no record of its own (no timestamp, no other rank's prefix,
 // no traceback line, not the same kind of record as `prev`: "step 12 | loss ..." twice).
-std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher) {
-  return std::make_unique<Prefilter>(matcher, LauncherTracker::phrases());
+std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher, std::string_view saved, bool portable) {
+  if (!saved.empty()) {
+    if (auto loaded = Prefilter::load(matcher, LauncherTracker::phrases(), saved)) return loaded;
+  }
+  return std::make_unique<Prefilter>(matcher, LauncherTracker::phrases(), portable);
 }
 
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next) {

@@ -47,8 +47,10 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
                   Prefilter::Scratch* scratch = nullptr);
 
 // The prefilter analyzeLines works best with: the matcher's patterns, and the launcher's phrases
-// (so that one pass also tells which lines the launcher must read).
-std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher);
+// (so that one pass also tells which lines the launcher must read). Loaded from `saved` (one
+// saved at build time for the shipped rules) when that was made for these patterns, else
+// compiled; `portable` as in Prefilter's constructor.
+std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher, std::string_view saved = {}, bool portable = false);
 
 // Whether `next` looks like the rest of `prev`, wrapped by a terminal or a web page.
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next);

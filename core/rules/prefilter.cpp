@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -30,7 +31,11 @@ std::string quote(std::string_view literal) {
 
 }  // namespace
 
-Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals) {
+Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals, bool portable) {
+  hs_platform_info_t generic{};
+  generic.tune = HS_TUNE_FAMILY_GENERIC;
+  generic.cpu_features = 0;
+  fingerprint_ = fingerprint(matcher, literals);
   std::vector<std::string> expressions;
   std::vector<unsigned> ids;
   const unsigned patterns = static_cast<unsigned>(matcher.patternCount());
@@ -59,7 +64,7 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>
     hs_database_t* db = nullptr;
     hs_compile_error_t* error = nullptr;
     hs_error_t rc = hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()),
-                                     HS_MODE_BLOCK, nullptr, &db, &error);
+                                     HS_MODE_BLOCK, portable ? &generic : nullptr, &db, &error);
     if (rc == HS_SUCCESS) {
       db_ = db;
       break;
@@ -77,6 +82,74 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>
     ids.erase(ids.begin() + bad);
   }
   std::sort(residual_.begin(), residual_.end());
+}
+
+namespace {
+
+constexpr std::string_view kSavedMagic = "denpex-prefilter-1\n";
+
+void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+bool get(std::string_view& in, uint64_t& v) {
+  if (in.size() < sizeof v) return false;
+  std::memcpy(&v, in.data(), sizeof v);
+  in.remove_prefix(sizeof v);
+  return true;
+}
+
+}  // namespace
+
+uint64_t Prefilter::fingerprint(const Matcher& matcher, const std::vector<std::string_view>& literals) {
+  // FNV-1a over every pattern and literal, each ended by a NUL (which none contains).
+  uint64_t h = 1469598103934665603ull;
+  auto add = [&](std::string_view s) {
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = (h ^ 0u) * 1099511628211ull;
+  };
+  for (size_t i = 0; i < matcher.patternCount(); ++i) add(matcher.patternText(i));
+  add("--literals--");
+  for (auto l : literals) add(l);
+  return h;
+}
+
+std::string Prefilter::save() const {
+  if (!db_) return {};
+  char* bytes = nullptr;
+  size_t length = 0;
+  if (hs_serialize_database(db_, &bytes, &length) != HS_SUCCESS) return {};
+  std::string out(kSavedMagic);
+  put(out, fingerprint_);
+  put(out, literals_);
+  put(out, residualLiterals_);
+  put(out, residual_.size());
+  for (int r : residual_) put(out, static_cast<uint64_t>(r));
+  out.append(bytes, length);
+  std::free(bytes);
+  return out;
+}
+
+std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::vector<std::string_view>& literals,
+                                           std::string_view saved) {
+  if (saved.substr(0, kSavedMagic.size()) != kSavedMagic) return nullptr;
+  saved.remove_prefix(kSavedMagic.size());
+  std::unique_ptr<Prefilter> p(new Prefilter);
+  uint64_t fp = 0, lits = 0, residualLits = 0, residuals = 0;
+  if (!get(saved, fp) || fp != fingerprint(matcher, literals)) return nullptr;
+  if (!get(saved, lits) || !get(saved, residualLits) || !get(saved, residuals) || residuals > matcher.patternCount())
+    return nullptr;
+  for (uint64_t i = 0; i < residuals; ++i) {
+    uint64_t r = 0;
+    if (!get(saved, r) || r >= matcher.patternCount()) return nullptr;
+    p->residual_.push_back(static_cast<int>(r));
+  }
+  hs_database_t* db = nullptr;
+  // Fails for a database compiled for a CPU feature this machine lacks, among others.
+  if (hs_deserialize_database(saved.data(), saved.size(), &db) != HS_SUCCESS) return nullptr;
+  p->db_ = db;
+  p->fingerprint_ = fp;
+  p->literals_ = static_cast<size_t>(lits);
+  p->residualLiterals_ = residualLits;
+  return p;
 }
 
 Prefilter::~Prefilter() {

@@ -30,7 +30,17 @@ class Prefilter {
  public:
   // `literals`: up to 64 more strings (not patterns), each reported like a pattern whose index is
   // patternCount() + its position: a caller learns from the same pass which texts contain them.
-  explicit Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals = {});
+  // `portable`: compiled for any x86-64 (to be saved at build time and loaded elsewhere) rather
+  // than tuned for this machine's CPU.
+  explicit Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals = {}, bool portable = false);
+
+  // The compiled database with what it was compiled from (a fingerprint of the patterns and
+  // literals), for load(). Empty when there is no database.
+  std::string save() const;
+  // A prefilter saved for exactly these patterns and literals; null when `saved` is of others,
+  // damaged, or for a CPU this one is not.
+  static std::unique_ptr<Prefilter> load(const Matcher& matcher, const std::vector<std::string_view>& literals,
+                                         std::string_view saved);
   ~Prefilter();
   Prefilter(const Prefilter&) = delete;
   Prefilter& operator=(const Prefilter&) = delete;
@@ -67,7 +77,11 @@ class Prefilter {
   size_t literalCount() const { return literals_; }
 
  private:
+  Prefilter() = default;
+  static uint64_t fingerprint(const Matcher& matcher, const std::vector<std::string_view>& literals);
+
   hs_database* db_ = nullptr;
+  uint64_t fingerprint_ = 0;
   std::vector<int> residual_;  // patterns Vectorscan could not compile
   uint64_t residualLiterals_ = 0;
   size_t literals_ = 0;

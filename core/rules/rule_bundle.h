@@ -19,7 +19,9 @@ std::string encodeRules(const std::vector<std::shared_ptr<const Rule>>& rules);
 // Signals come without compiled regexes: the Matcher compiles them.
 Expected<std::vector<Rule>> decodeRules(std::string_view bytes);
 
-// The bundle built from rules/ (generated at build time; empty in the generator itself).
+// The bundle built from rules/ (generated at build time).
 std::string_view builtinRuleBundle();
+// The shipped rules' line prefilter (Prefilter::save), compiled at build time for any x86-64.
+std::string_view builtinPrefilter();
 
 }  // namespace denpex::core

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "core/render/report.h"
+#include "core/parse/launcher.h"
 #include "core/rules/prefilter.h"
+#include "core/rules/rule_bundle.h"
 #include "io/rule_dirs.h"
 
 namespace denpex::test {
@@ -50,14 +52,30 @@ class ParallelFeedTest : public ::testing::Test {
   static void SetUpTestSuite() {
     rules_ = new io::LoadedRules(io::loadRules({}));
     prefilter_ = core::makeLinePrefilter(*rules_->matcher).release();
+    saved_ = core::makeLinePrefilter(*rules_->matcher, core::builtinPrefilter()).release();
   }
   static void TearDownTestSuite() {
     delete prefilter_;
+    delete saved_;
     delete rules_;
   }
   static inline io::LoadedRules* rules_ = nullptr;
   static inline core::Prefilter* prefilter_ = nullptr;
+  static inline core::Prefilter* saved_ = nullptr;  // the one the build saved
 };
+
+// The build saves the shipped rules' prefilter; it loads for them (and for no other rule set).
+TEST_F(ParallelFeedTest, TheSavedPrefilterLoadsForTheShippedRulesOnly) {
+  EXPECT_NE(core::Prefilter::load(*rules_->matcher, core::LauncherTracker::phrases(), core::builtinPrefilter()), nullptr);
+  EXPECT_EQ(core::Prefilter::load(*rules_->matcher, {}, core::builtinPrefilter()), nullptr);
+  core::RuleSet fewer;
+  fewer.addParsed(std::vector<core::Rule>{*rules_->rules.rules()[0]});
+  core::Matcher other(fewer);
+  EXPECT_EQ(core::Prefilter::load(other, core::LauncherTracker::phrases(), core::builtinPrefilter()), nullptr);
+  std::string damaged(core::builtinPrefilter());
+  damaged.resize(damaged.size() / 2);
+  EXPECT_EQ(core::Prefilter::load(*rules_->matcher, core::LauncherTracker::phrases(), damaged), nullptr);
+}
 
 TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
   EXPECT_TRUE(prefilter_->ok());
@@ -74,7 +92,8 @@ TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
     // Tiny blocks (a block per line or two, so every wrapped pair crosses a block boundary),
     // and ordinary ones; two threads; with and without the prefilter; from memory and from a stream.
     for (size_t blockBytes : {size_t{1}, size_t{200}, size_t{1} << 20}) {
-      for (const core::Prefilter* prefilter : {static_cast<const core::Prefilter*>(nullptr), static_cast<const core::Prefilter*>(prefilter_)}) {
+      for (const core::Prefilter* prefilter : {static_cast<const core::Prefilter*>(nullptr), static_cast<const core::Prefilter*>(prefilter_),
+                                               static_cast<const core::Prefilter*>(saved_)}) {
         io::FeedOptions options;
         options.threads = 2;
         options.blockBytes = blockBytes;
