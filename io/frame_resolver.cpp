@@ -43,7 +43,7 @@ FrameResolver::FrameResolver(std::vector<fs::path> roots, std::vector<fs::path> 
 
 const std::vector<fs::path>& FrameResolver::files() {
   if (files_) return *files_;
-  files_.emplace();
+  auto files = std::make_shared<std::vector<fs::path>>();
   std::error_code ec;
   constexpr size_t kMaxVisited = 20000;
   for (const auto& root : roots_) {
@@ -55,11 +55,12 @@ const std::vector<fs::path>& FrameResolver::files() {
         continue;
       }
       auto ext = it->path().extension();
-      if ((ext == ".py" || ext == ".json") && it->is_regular_file(ec)) files_->push_back(it->path().lexically_normal());
+      if ((ext == ".py" || ext == ".json") && it->is_regular_file(ec)) files->push_back(it->path().lexically_normal());
     }
   }
-  std::sort(files_->begin(), files_->end());
-  files_->erase(std::unique(files_->begin(), files_->end()), files_->end());
+  std::sort(files->begin(), files->end());
+  files->erase(std::unique(files->begin(), files->end()), files->end());
+  files_ = std::move(files);
   return *files_;
 }
 

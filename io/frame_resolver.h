@@ -17,6 +17,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,13 +37,20 @@ class FrameResolver {
   // build output and VCS folders, at most 20,000 entries visited per root and 8 folders deep,
   // so that a home folder given by mistake does not take minutes. Sorted.
   const std::vector<std::filesystem::path>& files();
+  // The same listing made earlier (by another resolver of the same roots): the language server
+  // keeps one for a few seconds instead of walking the workspace on every request.
+  void useListing(std::shared_ptr<const std::vector<std::filesystem::path>> files) { files_ = std::move(files); }
+  std::shared_ptr<const std::vector<std::filesystem::path>> listing() {
+    files();
+    return files_;
+  }
 
   const std::vector<std::filesystem::path>& roots() const { return roots_; }
 
  private:
   std::vector<std::filesystem::path> roots_;
   std::vector<std::filesystem::path> open_;
-  std::optional<std::vector<std::filesystem::path>> files_;
+  std::shared_ptr<const std::vector<std::filesystem::path>> files_;
 };
 
 }  // namespace denpex::io

@@ -21,7 +21,9 @@ std::vector<fs::path> bufferPaths(const std::map<fs::path, OpenBuffer>& buffers)
 }  // namespace
 
 WorkspaceSources::WorkspaceSources(Options options)
-    : options_(std::move(options)), resolver_(options_.roots, bufferPaths(options_.buffers)) {}
+    : options_(std::move(options)), resolver_(options_.roots, bufferPaths(options_.buffers)) {
+  if (options_.listing) resolver_.useListing(options_.listing);
+}
 
 std::string WorkspaceSources::shown(const fs::path& p) const {
   if (!options_.relativeToCurrentFolder) return p.string();

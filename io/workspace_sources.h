@@ -30,6 +30,9 @@ class WorkspaceSources : public core::SourceProvider {
     // Name files relative to the current folder when they are below it (the CLI's output);
     // otherwise by absolute path (the language server's URIs).
     bool relativeToCurrentFolder = false;
+    // The roots' .py and .json files, listed earlier (FrameResolver::listing); null: list them
+    // when first needed.
+    std::shared_ptr<const std::vector<std::filesystem::path>> listing;
   };
 
   explicit WorkspaceSources(Options options);

@@ -1,8 +1,10 @@
-// textDocument/didSave: nothing to do; didChange already carried the text.
+// textDocument/didSave: didChange already carried the text; a saved file may be a new one, so
+// the workspace's file listing (for finding the file a frame names) is made afresh.
 #include "lsp/handlers/handlers.h"
+#include "lsp/server/server.h"
 
 namespace denpex::lsp::handlers {
 
-void didSave(Server&, const json&) {}
+void didSave(Server& server, const json&) { server.invalidateListing(); }
 
 }  // namespace denpex::lsp::handlers

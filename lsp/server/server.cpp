@@ -93,9 +93,25 @@ core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& 
   return core::diagnoseText(bundle->rules, *bundle->matcher, text, sourceName);
 }
 
+void Server::invalidateListing() const {
+  std::lock_guard<std::mutex> lock(listingMutex_);
+  listing_.reset();
+}
+
 std::unique_ptr<io::WorkspaceSources> Server::sources() const {
   io::WorkspaceSources::Options options;
   for (const auto& r : roots_) options.roots.emplace_back(r);
+  {
+    // A walk of the workspace per request would cost more than the request (milliseconds in a
+    // big tree); a listing a few seconds old is as good for finding the file a frame names.
+    std::lock_guard<std::mutex> lock(listingMutex_);
+    auto now = std::chrono::steady_clock::now();
+    if (!listing_ || now - listedAt_ > std::chrono::seconds(3)) {
+      listing_ = io::FrameResolver(options.roots).listing();
+      listedAt_ = now;
+    }
+    options.listing = listing_;
+  }
   // Logs are never sources to fix: only other documents stand in front of the files on disk.
   for (const auto& doc : documents_.views())
     if (!doc.path.empty() && !doc.isLog)

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -75,6 +77,8 @@ class Server {
   core::Diagnosis diagnoseNow(const std::string& text, const std::string& sourceName) const;
   // Sources for fixes: the editor's open documents first, then the workspace folders on disk.
   std::unique_ptr<io::WorkspaceSources> sources() const;
+  // Forgets the workspace's file listing (a file was saved or created).
+  void invalidateListing() const;
   // How findings of `doc` become diagnostics (positions, the frame resolver, versions).
   ConvertOptions convertOptions(const std::string& documentUri, int version) const;
 
@@ -110,6 +114,10 @@ class Server {
   core::PositionEncoding encoding_ = core::PositionEncoding::kUtf16;
   json clientCapabilities_ = json::object();
   std::vector<std::string> roots_;
+  // The roots' .py and .json files, listed at most every few seconds instead of per request.
+  mutable std::mutex listingMutex_;
+  mutable std::shared_ptr<const std::vector<std::filesystem::path>> listing_;
+  mutable std::chrono::steady_clock::time_point listedAt_;
   Settings settings_;
 
   mutable std::mutex rulesMutex_;
