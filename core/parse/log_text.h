@@ -44,6 +44,7 @@ class LineIndex {
   LineIndex(std::string_view text, const LineIndex& before, size_t begin, size_t removed, size_t inserted);
 
   size_t lineCount() const { return starts_.size(); }
+  std::string_view text() const { return text_; }
   // Byte offset where `line` begins; `text.size()` for a line past the end.
   size_t lineStart(size_t line) const;
   // The line's text without its '\n' (and without a trailing '\r').

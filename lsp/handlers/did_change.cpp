@@ -6,7 +6,7 @@
 
 namespace denpex::lsp::handlers {
 
-void didChange(Server& server, const json& params) {
+void didChange(Server& server, json& params) {
   const json& doc = member(params, "textDocument");
   std::string uri = stringMember(doc, "uri");
   server.documents().change(uri, doc.value("version", 0), member(params, "contentChanges"), server.encoding());

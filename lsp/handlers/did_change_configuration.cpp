@@ -4,7 +4,7 @@
 
 namespace denpex::lsp::handlers {
 
-void didChangeConfiguration(Server& server, const json& params) {
+void didChangeConfiguration(Server& server, json& params) {
   json settings = params.is_object() ? params.value("settings", json(nullptr)) : json(nullptr);
   // Clients send either our section or the whole settings tree.
   if (settings.is_object() && settings.contains("denpex")) settings = settings["denpex"];

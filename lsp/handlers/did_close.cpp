@@ -5,7 +5,7 @@
 
 namespace denpex::lsp::handlers {
 
-void didClose(Server& server, const json& params) {
+void didClose(Server& server, json& params) {
   std::string uri = documentUri(params);
   server.documents().close(uri);
   server.publishDiagnostics(uri, std::nullopt, json::array());

@@ -5,11 +5,13 @@
 
 namespace denpex::lsp::handlers {
 
-void didOpen(Server& server, const json& params) {
-  const json& doc = member(params, "textDocument");
+void didOpen(Server& server, json& params) {
+  member(params, "textDocument");
+  json& doc = params["textDocument"];
   std::string uri = stringMember(doc, "uri");
   std::string languageId = doc.value("languageId", "");
-  server.documents().open(uri, languageId, doc.value("version", 0), stringMember(doc, "text"));
+  int version = doc.value("version", 0);
+  server.documents().open(uri, languageId, version, takeStringMember(doc, "text"));
   auto view = server.documents().view(uri);
   if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
 }

@@ -5,6 +5,6 @@
 
 namespace denpex::lsp::handlers {
 
-void didSave(Server& server, const json&) { server.invalidateListing(); }
+void didSave(Server& server, json&) { server.invalidateListing(); }
 
 }  // namespace denpex::lsp::handlers

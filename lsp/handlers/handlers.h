@@ -18,15 +18,15 @@ namespace handlers {
 
 // Lifecycle.
 json initialize(Server& server, const json& params);
-void initialized(Server& server, const json& params);
+void initialized(Server& server, json& params);
 json shutdown(Server& server, const json& params);
-void didChangeConfiguration(Server& server, const json& params);
+void didChangeConfiguration(Server& server, json& params);
 
 // Text synchronisation.
-void didOpen(Server& server, const json& params);
-void didChange(Server& server, const json& params);
-void didClose(Server& server, const json& params);
-void didSave(Server& server, const json& params);
+void didOpen(Server& server, json& params);
+void didChange(Server& server, json& params);
+void didClose(Server& server, json& params);
+void didSave(Server& server, json& params);
 
 // Features.
 json hover(Server& server, const json& params);

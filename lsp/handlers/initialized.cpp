@@ -3,6 +3,6 @@
 
 namespace denpex::lsp::handlers {
 
-void initialized(Server&, const json&) {}
+void initialized(Server&, json&) {}
 
 }  // namespace denpex::lsp::handlers

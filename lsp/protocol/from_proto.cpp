@@ -15,6 +15,13 @@ std::string stringMember(const json& params, const char* name) {
   return v.get<std::string>();
 }
 
+std::string takeStringMember(json& params, const char* name) {
+  member(params, name);
+  json& v = params[name];
+  if (!v.is_string()) throw LspError(error::kInvalidParams, std::string("'") + name + "' must be a string");
+  return std::move(v.get_ref<std::string&>());
+}
+
 std::string documentUri(const json& params) { return stringMember(member(params, "textDocument"), "uri"); }
 
 core::TextPosition positionFromJson(const json& j) {

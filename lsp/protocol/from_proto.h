@@ -13,6 +13,8 @@ namespace denpex::lsp {
 const json& member(const json& params, const char* name);
 // A required string member.
 std::string stringMember(const json& params, const char* name);
+// The same, moved out of `params` (a 100 MB text is not copied).
+std::string takeStringMember(json& params, const char* name);
 // params.textDocument.uri
 std::string documentUri(const json& params);
 

@@ -39,7 +39,12 @@ bool convert(simdjson::dom::element e, json& out, int depth) {
     case simdjson::dom::element_type::STRING: {
       std::string_view text;
       if (e.get(text) != simdjson::SUCCESS) return false;
-      out = std::string(text);
+      std::string copy;
+      // A big string is a document's text: room to grow by half, so that a log that then grows
+      // is appended to in place (pages not yet written cost no memory).
+      if (text.size() >= kFastFrom) copy.reserve(text.size() + text.size() / 2);
+      copy.assign(text);
+      out = std::move(copy);
       return true;
     }
     case simdjson::dom::element_type::INT64: {
@@ -77,7 +82,8 @@ std::optional<json> parseFast(std::string& body) {
   // simdjson reads a few bytes past the end: give the string that padding instead of copying it.
   size_t size = body.size();
   body.reserve(size + simdjson::SIMDJSON_PADDING);
-  thread_local simdjson::dom::parser parser;
+  // A parser per message: its buffers (the size of the message) go when the message is read.
+  simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(body.data(), size, false).get(root) != simdjson::SUCCESS) return std::nullopt;
   json out;

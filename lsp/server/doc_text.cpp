@@ -13,12 +13,27 @@ std::shared_ptr<const DocText> DocText::fresh(std::string_view head, std::string
   // Room to grow by half again: pages not yet written are not resident, so the room is free
   // until a log grows into it.
   size_t capacity = size + size / 2 + 4096;
-  text->buffer_->data.reset(new char[capacity]);
+  text->buffer_->block.reset(new char[capacity]);
+  text->buffer_->data = text->buffer_->block.get();
   text->buffer_->capacity = capacity;
-  if (!head.empty()) std::memcpy(text->buffer_->data.get(), head.data(), head.size());
-  if (!tail.empty()) std::memcpy(text->buffer_->data.get() + head.size(), tail.data(), tail.size());
+  if (!head.empty()) std::memcpy(text->buffer_->data, head.data(), head.size());
+  if (!tail.empty()) std::memcpy(text->buffer_->data + head.size(), tail.data(), tail.size());
   text->buffer_->used.store(size, std::memory_order_release);
+  text->data_ = text->buffer_->data;
   text->size_ = size;
+  return text;
+}
+
+std::shared_ptr<const DocText> DocText::adopt(std::string s) {
+  std::shared_ptr<DocText> text(new DocText);
+  text->buffer_ = std::make_shared<Buffer>();
+  Buffer& b = *text->buffer_;
+  b.adopted = std::move(s);
+  b.data = b.adopted.data();
+  b.capacity = b.adopted.capacity();
+  b.used.store(b.adopted.size(), std::memory_order_release);
+  text->data_ = b.data;
+  text->size_ = b.adopted.size();
   return text;
 }
 
@@ -31,9 +46,14 @@ std::shared_ptr<const DocText> DocText::appendTo(const std::shared_ptr<const Doc
   // Only the newest text may grow in place, and only into room no text shows yet.
   if (tail.size() <= buffer.capacity - size &&
       buffer.used.compare_exchange_strong(expected, size + tail.size(), std::memory_order_acq_rel)) {
-    std::memcpy(buffer.data.get() + size, tail.data(), tail.size());
+    if (buffer.block) {
+      std::memcpy(buffer.data + size, tail.data(), tail.size());
+    } else {
+      buffer.adopted.append(tail);  // within its capacity: the bytes stay where they are
+    }
     std::shared_ptr<DocText> text(new DocText);
     text->buffer_ = base->buffer_;
+    text->data_ = buffer.data;
     text->size_ = size + tail.size();
     return text;
   }

@@ -17,8 +17,10 @@ namespace denpex::lsp {
 class DocText {
  public:
   static std::shared_ptr<const DocText> make(std::string_view text);
+  // Takes the string's memory as the buffer (no copy): an opened 100 MB log is held once.
+  static std::shared_ptr<const DocText> adopt(std::string text);
 
-  std::string_view view() const { return std::string_view(buffer_->data.get(), size_); }
+  std::string_view view() const { return std::string_view(data_, size_); }
   size_t size() const { return size_; }
 
   // `base` followed by `tail`: shares base's buffer when base is its newest text and the buffer
@@ -28,13 +30,18 @@ class DocText {
  private:
   DocText() = default;
   struct Buffer {
-    std::unique_ptr<char[]> data;
+    // One or the other holds the bytes. An adopted string is only ever appended to within its
+    // capacity, so its bytes never move; readers use `data_`, never the string object.
+    std::unique_ptr<char[]> block;
+    std::string adopted;
+    char* data = nullptr;
     size_t capacity = 0;
     std::atomic<size_t> used{0};  // the size of the newest text in it
   };
   static std::shared_ptr<const DocText> fresh(std::string_view head, std::string_view tail);
 
   std::shared_ptr<Buffer> buffer_;
+  const char* data_ = nullptr;
   size_t size_ = 0;
 };
 

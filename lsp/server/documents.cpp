@@ -80,7 +80,7 @@ void DocumentStore::open(const std::string& uri, const std::string& languageId, 
   d->path = uriToPath(uri);
   d->languageId = languageId;
   d->version = version;
-  d->text = DocText::make(text);
+  d->text = DocText::adopt(std::move(text));
   std::lock_guard<std::mutex> lock(mutex_);
   docs_[uri] = d;
 }
@@ -99,8 +99,10 @@ void DocumentStore::change(const std::string& uri, int version, const json& chan
   // Positions are read with the line index of the text they refer to; after each edit the index
   // is updated from the edit alone. Text added at the end (a log that grows) is appended to the
   // shared buffer: the cost is the new lines, not the document.
-  std::unique_ptr<core::LineIndex> index;
-  if (indexed && indexed->text == current) index = std::make_unique<core::LineIndex>(current->view(), indexed->index, 0, 0, 0);
+  // `index` is the index of the text as edited so far: the cached one (of `current`) to start
+  // with, then one made from each edit.
+  const core::LineIndex* index = indexed && indexed->text == current ? &indexed->index : nullptr;
+  std::unique_ptr<core::LineIndex> owned;
   DocTextPtr appended = current;  // while every change is an append
   std::optional<std::string> text;  // once one is not
   size_t editedFrom = SIZE_MAX;
@@ -111,12 +113,16 @@ void DocumentStore::change(const std::string& uri, int version, const json& chan
     if (!change.contains("range")) {
       text = inserted;
       appended.reset();
-      index.reset();
+      index = nullptr;
+      owned.reset();
       editedFrom = 0;
       continue;
     }
     std::string_view now = text ? std::string_view(*text) : appended->view();
-    if (!index) index = std::make_unique<core::LineIndex>(now);
+    if (!index) {
+      owned = std::make_unique<core::LineIndex>(now);
+      index = owned.get();
+    }
     Range range = rangeFromJson(change["range"]);
     size_t begin = index->toOffset(range.start, enc);
     size_t end = index->toOffset(range.end, enc);
@@ -130,12 +136,19 @@ void DocumentStore::change(const std::string& uri, int version, const json& chan
       text->replace(begin, end - begin, inserted);
       now = *text;
     }
-    index = std::make_unique<core::LineIndex>(now, *index, begin, end - begin, inserted.size());
+    owned = std::make_unique<core::LineIndex>(now, *index, begin, end - begin, inserted.size());
+    index = owned.get();
     editedFrom = std::min(editedFrom, begin);
   }
-  DocTextPtr next = text ? DocText::make(*text) : appended;
+  DocTextPtr next = text ? DocText::adopt(std::move(*text)) : appended;
   std::shared_ptr<const IndexedText> nextIndexed;
-  if (index) nextIndexed = std::make_shared<const IndexedText>(IndexedText{next, core::LineIndex(next->view(), *index, 0, 0, 0)});
+  if (owned && next) {
+    // The index points into the text it was made over: the same bytes when the text was only
+    // appended to (and an adopted string keeps its bytes); made over the final bytes otherwise.
+    bool same = owned->text().data() == next->view().data() && owned->text().size() == next->view().size();
+    nextIndexed = std::make_shared<const IndexedText>(
+        IndexedText{next, same ? std::move(*owned) : core::LineIndex(next->view(), *owned, 0, 0, 0)});
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = docs_.find(uri);
   if (it == docs_.end()) return;

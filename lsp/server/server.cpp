@@ -253,6 +253,7 @@ void Server::handle(std::string& body) {
   json msg;
   try {
     msg = parseMessage(body);
+    std::string().swap(body);  // a 100 MB message is not kept while it is handled
   } catch (const json::exception& e) {
     spdlog::error("malformed message skipped: {}", e.what());
     replyError(nullptr, error::kParseError, std::string("parse error: ") + e.what());
@@ -260,7 +261,7 @@ void Server::handle(std::string& body) {
   }
   if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string()) {
     if (msg.is_object() && msg.contains("id") && (msg.contains("result") || msg.contains("error"))) return;  // a reply to us
-    spdlog::error("invalid message skipped: {}", body.substr(0, 200));
+    spdlog::error("invalid message skipped: {}", msg.dump().substr(0, 200));
     replyError(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), error::kInvalidRequest, "not a JSON-RPC request");
     return;
   }

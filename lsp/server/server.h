@@ -37,7 +37,8 @@ namespace denpex::lsp {
 
 class Server;
 using RequestHandler = json (*)(Server& server, const json& params);
-using NotificationHandler = void (*)(Server& server, const json& params);
+// Notifications own their params: a handler may move a big text out of them.
+using NotificationHandler = void (*)(Server& server, json& params);
 
 // The routing table: every method the server answers and its handler (routes.cpp).
 struct Routes {
