@@ -51,9 +51,11 @@ Transport::ReadStatus StreamTransport::read(std::string& body) {
     }
   }
   if (length < 0 || length > (1LL << 31)) return ReadStatus::kBadFrame;
-  // Room past the end for a parser that reads a few bytes beyond it (simdjson): it then needs no
-  // copy of a 100 MB message.
-  body.reserve(static_cast<size_t>(length) + 64);
+  // Room past the end for a parser that reads a few bytes beyond it (simdjson), and in a big
+  // message (a log opened in the editor, which becomes the document's buffer) room for the log
+  // to grow by half: pages not written cost no memory.
+  size_t n = static_cast<size_t>(length);
+  body.reserve(n + 64 + (n >= (1u << 20) ? n / 2 : 0));
   body.resize(static_cast<size_t>(length));
   size_t got = length == 0 ? 0 : std::fread(body.data(), 1, body.size(), in_);
   if (got != body.size()) return ReadStatus::kEof;

@@ -7,6 +7,7 @@
 #include "core/render/report.h"
 #include "core/analyze/diagnoser.h"
 #include "core/rules/matcher.h"
+#include "lsp/protocol/parse.h"
 #include "lsp/protocol/to_proto.h"
 #include "lsp/server/documents.h"
 #include "lsp/server/server.h"
@@ -268,6 +269,45 @@ TEST(Settings, MergeAndValidation) {
   EXPECT_FALSE(s.autoDiagnose);
   EXPECT_THROW(Settings::merge({}, {{"autoDiagnose", "yes"}}), LspError);
   EXPECT_THROW(Settings::merge({}, {{"rules", "a"}}), LspError);
+}
+
+}  // namespace
+}  // namespace denpex::lsp
+
+namespace denpex::lsp {
+namespace {
+
+// Big messages take the fast path (simdjson, big strings unescaped in place): the same JSON as
+// nlohmann's parser gives, and its errors for malformed ones.
+TEST(ParseMessage, BigMessagesReadTheSameAsWithNlohmann) {
+  std::string text;
+  while (text.size() < 600 * 1024)
+    text += "[rank0]:step 1 | loss nan \"quoted\" back\\slash tab\t caf\xc3\xa9 \xf0\x9f\x98\x80 ctrl\x01 /\n";
+  json small = {{"uri", "file:///w/a.log"}, {"n", -3}, {"u", 18446744073709551615ull}, {"d", 1.5}, {"b", true}, {"z", nullptr}};
+  std::vector<json> messages = {
+      {{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
+       {"params", {{"textDocument", {{"uri", "file:///w/a.log"}, {"languageId", "log"}, {"version", 1}, {"text", text}}}}}},
+      {{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
+       {"params", {{"textDocument", {{"uri", "file:///w/a.log"}, {"version", 2}}},
+                   {"contentChanges", json::array({{{"text", text}}, {{"text", text + "more"}}, {{"text", "x"}}})},
+                   {"extra", small}}}},
+  };
+  for (const auto& m : messages) {
+    std::string body = m.dump();
+    std::string ascii = m.dump(-1, ' ', true);  // with \uXXXX escapes and surrogate pairs
+    for (std::string* b : {&body, &ascii}) {
+      json expected = json::parse(*b);
+      std::string copy = *b;
+      EXPECT_EQ(parseMessage(copy), expected);
+    }
+  }
+  // Malformed: nlohmann's errors, never a half-read message.
+  std::string bad = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + R"(\q"}})";
+  EXPECT_THROW(parseMessage(bad), json::exception);
+  std::string lone = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + R"(\ud800"}})";
+  EXPECT_THROW(parseMessage(lone), json::exception);
+  std::string cut = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a');
+  EXPECT_THROW(parseMessage(cut), json::exception);
 }
 
 }  // namespace
