@@ -152,8 +152,12 @@ struct Diagnoser::State {
     if (facts.launcher || launcher.isReading()) launcher.add(line);
     RankState& st = rank(line.rank);
     if (!line.timestamp.empty()) st.lastTimestamp = line.timestamp;
-    tracker.add(line, finished);
-    if (!finished.empty()) takeFinished();
+    // The tracker reads a line that may start a record, and every line of a rank whose
+    // traceback is open; to it, other lines are no-ops.
+    if (facts.traceback || tracker.hasOpen(line.source, line.rank)) {
+      tracker.add(line, finished);
+      if (!finished.empty()) takeFinished();
+    }
     if (line.message().empty()) {
       hasPrevious = false;
       return;

@@ -7,6 +7,7 @@
 
 #include "core/base/text.h"
 #include "core/parse/launcher.h"
+#include "core/parse/traceback.h"
 
 namespace denpex::core {
 
@@ -53,6 +54,7 @@ void parseFacts(std::string_view raw, uint32_t source, uint64_t lineNo, int defa
   out.wrapped.clear();
   out.metrics = MetricSample{};
   out.launcher = false;
+  out.traceback = TracebackTracker::startsRecord(out.line.body());
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct LineFacts {
   std::vector<Wrapped> wrapped;
   MetricSample metrics;
   bool launcher = false;  // LauncherTracker::concerns(message)
+  bool traceback = false;  // TracebackTracker::startsRecord(body)
 };
 
 // `previous`: the line before in the same input when its message was not empty, else null.

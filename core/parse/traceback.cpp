@@ -64,19 +64,29 @@ bool parseFrame(std::string_view msg, Frame& frame) {
   return true;
 }
 
-bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
+// "Type: message" (or a bare "Type"), as views into `msg`; false when the line is not one.
+bool exceptionHead(std::string_view msg, std::string_view& type, std::string_view& message) {
   msg = trimRight(msg);
   if (msg.empty() || msg[0] == ' ' || msg[0] == '\t') return false;
   size_t i = 0;
   while (i < msg.size() && (isIdent(msg[i]) || msg[i] == '.')) ++i;
   if (i == 0 || !(std::isalpha(static_cast<unsigned char>(msg[0])) || msg[0] == '_')) return false;
   if (i < msg.size() && msg[i] != ':') return false;
-  rec.type = std::string(msg.substr(0, i));
+  type = msg.substr(0, i);
+  message = {};
   if (i < msg.size()) {
     size_t m = i + 1;
     while (m < msg.size() && msg[m] == ' ') ++m;
-    rec.message = std::string(msg.substr(m));
+    message = msg.substr(m);
   }
+  return true;
+}
+
+bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
+  std::string_view type, message;
+  if (!exceptionHead(msg, type, message)) return false;
+  rec.type = std::string(type);
+  rec.message = std::string(message);
   return true;
 }
 
@@ -99,18 +109,32 @@ namespace {
 // An exception line with no traceback above it (an excerpt that starts late, a notebook or a
 // rich box traceback, a library that prints only the error): the type must name an error, so
 // that "UserWarning: ..." and "Note: ..." are not taken for failures.
-bool isBareException(const ExceptionRecord& rec) {
-  std::string_view type = rec.type;
+bool isBareException(std::string_view type) {
   size_t dot = type.rfind('.');
   std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
   return type.size() <= 80 && (text::endsWith(last, "Error") || text::endsWith(last, "Exception"));
 }
+
+bool isBareException(const ExceptionRecord& rec) { return isBareException(std::string_view(rec.type)); }
 
 }  // namespace
 
 bool isExceptionLine(std::string_view line) {
   ExceptionRecord rec;
   return parseExceptionLine(trimRight(line), rec) && isBareException(rec) && line.find(':') != std::string_view::npos;
+}
+
+bool TracebackTracker::startsRecord(std::string_view body) {
+  std::string_view msg = trimRight(body);
+  if (msg == kHeader) return true;
+  std::string_view type, message;
+  return exceptionHead(msg, type, message) && isBareException(type);
+}
+
+bool TracebackTracker::hasOpen(uint32_t source, int rank) const {
+  for (const auto& open : open_)
+    if (open.source == source && open.rank == rank) return true;
+  return false;
 }
 
 void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {

@@ -57,6 +57,11 @@ struct Traceback {
 class TracebackTracker {
  public:
   void add(const ParsedLine& line, std::vector<Traceback>& done);
+  // Whether a line with this body (ParsedLine::body()) may start a record: a traceback header or
+  // an exception line with no traceback above it. Pure: a caller may test lines ahead, on other
+  // threads, and give add() only those, and every line of an input and rank with hasOpen().
+  static bool startsRecord(std::string_view body);
+  bool hasOpen(uint32_t source, int rank) const;
   // Finishes blocks still open (a log cut off mid-traceback).
   void flush(std::vector<Traceback>& done);
 
