@@ -113,7 +113,7 @@ struct Diagnoser::State {
       out.value = v;
       out.source = line.source;
       out.line = line.lineNo;
-      out.text = line.clean.text.substr(0, kEvidenceTextMax);
+      out.text = std::string(line.clean.text.substr(0, kEvidenceTextMax));
       out.rawEnd = line.clean.toRawEnd(line.clean.text.size());
       out.rank = line.rank;
       out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;

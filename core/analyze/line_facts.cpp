@@ -40,7 +40,7 @@ void keepWrapped(std::vector<Matcher::Hit>& hits, const ParsedLine& prev, const 
     LineFacts::Wrapped w;
     w.begin = prev.clean.toRaw(prev.messageBegin + hit.begin);
     w.end = prev.clean.toRawEnd(prev.messageBegin + p);
-    w.shown = prev.clean.text + std::string(line.message());
+    w.shown = std::string(prev.clean.text) + std::string(line.message());
     w.hit = std::move(hit);
     out.wrapped.push_back(std::move(w));
   }

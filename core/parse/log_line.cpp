@@ -190,6 +190,7 @@ void stripPasteNoise(CleanLine& line) {
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   ParsedLine out;
   parseLineInto(raw, source, lineNo, out);
+  out.clean.own();  // a value that outlives `raw`
   return out;
 }
 

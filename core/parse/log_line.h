@@ -35,7 +35,8 @@ struct ParsedLine {
 // a pasted error. A tqdm progress bar that another line was glued onto stays in the message;
 // the timestamp and the body are read after it.
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo);
-// The same into `out`, reusing its memory.
+// The same into `out`, reusing its memory; the clean text may be a view of `raw` (cleanLineInto),
+// so `out` is valid while `raw` is. A copy of it owns its bytes.
 void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, ParsedLine& out);
 
 }  // namespace denpex::core

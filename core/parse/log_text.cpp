@@ -142,7 +142,7 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
       ++i;
       continue;
     }
-    out.text.push_back(static_cast<char>(c));
+    out.owned.push_back(static_cast<char>(c));
     out.origin.push_back(static_cast<uint32_t>(i));
     ++i;
   }
@@ -153,6 +153,7 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
 CleanLine cleanLine(std::string_view raw) {
   CleanLine out;
   cleanLineInto(raw, out);
+  out.own();
   return out;
 }
 
@@ -165,7 +166,7 @@ void cleanLineInto(std::string_view raw, CleanLine& out) {
   bool noisy = body.find('\x1b') != std::string_view::npos || body.find('\r') != std::string_view::npos ||
                body.find('\b') != std::string_view::npos;
   if (!noisy) {
-    out.text.assign(raw.substr(0, end));  // nothing to clean: the identity mapping
+    out.text = raw.substr(0, end);  // nothing to clean: the raw bytes, not a copy
     return;
   }
   // A progress bar redraws with '\r': what the terminal finally shows is the last segment that
@@ -174,13 +175,14 @@ void cleanLineInto(std::string_view raw, CleanLine& out) {
   while (true) {
     size_t cr = segEnd == 0 ? std::string_view::npos : raw.rfind('\r', segEnd - 1);
     size_t segBegin = cr == std::string_view::npos ? 0 : cr + 1;
-    out.text.clear();
+    out.owned.clear();
     out.origin.clear();
     appendVisible(raw, segBegin, segEnd, out);
-    bool visible = std::any_of(out.text.begin(), out.text.end(),
+    bool visible = std::any_of(out.owned.begin(), out.owned.end(),
                                [](char ch) { return ch != ' ' && ch != '\t'; });
     if (visible || cr == std::string_view::npos) {
       out.origin.push_back(static_cast<uint32_t>(segEnd));
+      out.text = out.owned;
       return;
     }
     segEnd = cr;
@@ -195,7 +197,9 @@ void eraseClean(CleanLine& line, size_t pos, size_t n) {
     line.origin.resize(line.text.size() + 1);
     for (size_t i = 0; i < line.origin.size(); ++i) line.origin[i] = static_cast<uint32_t>(i);
   }
-  line.text.erase(pos, n);
+  line.own();
+  line.owned.erase(pos, n);
+  line.text = line.owned;
   line.origin.erase(line.origin.begin() + static_cast<std::ptrdiff_t>(pos),
                     line.origin.begin() + static_cast<std::ptrdiff_t>(pos + n));
 }

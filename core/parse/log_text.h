@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,8 +68,39 @@ class LineIndex {
 // (the raw offset just past the last kept byte) so that end offsets map too. Most lines have no
 // terminal noise: then `origin` stays empty and offsets map to themselves.
 struct CleanLine {
-  std::string text;
+  // The clean bytes. A line that needed no cleaning is a view of the raw line itself (valid while
+  // the caller's text is: see cleanLineInto); otherwise, and in every copy, they are `owned`.
+  std::string_view text;
   std::vector<uint32_t> origin;
+  std::string owned;
+
+  CleanLine() = default;
+  CleanLine(const CleanLine& o) : origin(o.origin), owned(o.text) { text = owned; }
+  CleanLine& operator=(const CleanLine& o) {
+    if (this != &o) {
+      origin = o.origin;
+      owned.assign(o.text.data(), o.text.size());
+      text = owned;
+    }
+    return *this;
+  }
+  CleanLine(CleanLine&& o) noexcept { *this = std::move(o); }
+  CleanLine& operator=(CleanLine&& o) noexcept {
+    if (this != &o) {
+      bool inOwned = o.text.data() == o.owned.data();
+      origin = std::move(o.origin);
+      owned = std::move(o.owned);
+      text = inOwned ? std::string_view(owned) : o.text;
+      o.text = {};
+    }
+    return *this;
+  }
+  // Makes the bytes its own (before they are changed, or to outlive the raw text).
+  void own() {
+    if (text.data() == owned.data() && text.size() == owned.size()) return;
+    owned.assign(text.data(), text.size());
+    text = owned;
+  }
 
   uint32_t toRaw(size_t cleanOffset) const {
     if (origin.empty()) return static_cast<uint32_t>(std::min(cleanOffset, text.size()));
@@ -83,8 +115,10 @@ struct CleanLine {
   }
 };
 
+// Owns its bytes.
 CleanLine cleanLine(std::string_view raw);
-// The same into `out`, reusing its memory (a caller cleaning many lines allocates once).
+// The same into `out`, reusing its memory (a caller cleaning many lines allocates once). A line
+// with nothing to clean is not copied: `out.text` is then a view of `raw`.
 void cleanLineInto(std::string_view raw, CleanLine& out);
 
 // Removes clean bytes [pos, pos + n) and keeps every remaining byte's raw offset.
