@@ -59,6 +59,29 @@ class ParallelFeedTest : public ::testing::Test {
     delete saved_;
     delete rules_;
   }
+  static io::FeedOptions options(unsigned threads, size_t blockBytes, const core::Prefilter* prefilter) {
+    io::FeedOptions o;
+    o.threads = threads;
+    o.blockBytes = blockBytes;
+    o.prefilter = prefilter;
+    return o;
+  }
+  // The JSON of `text` fed in parallel from memory, after its first `serialBytes` were fed serially.
+  static std::string viaFeed(std::string_view text, const io::FeedOptions& o, size_t serialBytes = 0) {
+    core::Diagnoser d(rules_->rules, *rules_->matcher);
+    d.beginSource("log");
+    d.addText(text.substr(0, serialBytes));
+    io::feedText(d, *rules_->matcher, text.substr(serialBytes), o);
+    return json(d.finish());
+  }
+  static std::string viaStream(const std::string& text, const io::FeedOptions& o) {
+    std::istringstream in(text);
+    core::Diagnoser d(rules_->rules, *rules_->matcher);
+    d.beginSource("log");
+    EXPECT_TRUE(io::feedStream(d, *rules_->matcher, in, o));
+    return json(d.finish());
+  }
+
   static inline io::LoadedRules* rules_ = nullptr;
   static inline core::Prefilter* prefilter_ = nullptr;
   static inline core::Prefilter* saved_ = nullptr;  // the one the build saved
@@ -94,34 +117,16 @@ TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
     for (size_t blockBytes : {size_t{1}, size_t{200}, size_t{1} << 20}) {
       for (const core::Prefilter* prefilter : {static_cast<const core::Prefilter*>(nullptr), static_cast<const core::Prefilter*>(prefilter_),
                                                static_cast<const core::Prefilter*>(saved_)}) {
-        io::FeedOptions options;
-        options.threads = 2;
-        options.blockBytes = blockBytes;
-        options.prefilter = prefilter;
-        core::Diagnoser fromText(rules_->rules, *rules_->matcher);
-        fromText.beginSource("log");
-        io::feedText(fromText, *rules_->matcher, text, options);
-        ASSERT_EQ(json(fromText.finish()), serial) << path << " (text, block " << blockBytes << ", prefilter " << !!prefilter << ")";
-        std::istringstream in(text);
-        core::Diagnoser fromStream(rules_->rules, *rules_->matcher);
-        fromStream.beginSource("log");
-        ASSERT_TRUE(io::feedStream(fromStream, *rules_->matcher, in, options));
-        ASSERT_EQ(json(fromStream.finish()), serial) << path << " (stream, block " << blockBytes << ", prefilter " << !!prefilter << ")";
+        auto o = options(2, blockBytes, prefilter);
+        ASSERT_EQ(viaFeed(text, o), serial) << path << " (text, block " << blockBytes << ", prefilter " << !!prefilter << ")";
+        ASSERT_EQ(viaStream(text, o), serial) << path << " (stream, block " << blockBytes << ", prefilter " << !!prefilter << ")";
       }
     }
     // Resuming: the first half fed serially (as the language server feeds a log that grows),
     // the rest in blocks; a message wrapped across the point where feeding resumes is kept.
     size_t half = text.rfind('\n', text.size() / 2);
     if (half != std::string::npos) {
-      io::FeedOptions options;
-      options.threads = 2;
-      options.blockBytes = 300;
-      options.prefilter = prefilter_;
-      core::Diagnoser resumed(rules_->rules, *rules_->matcher);
-      resumed.beginSource("log");
-      resumed.addText(std::string_view(text).substr(0, half + 1));
-      io::feedText(resumed, *rules_->matcher, std::string_view(text).substr(half + 1), options);
-      ASSERT_EQ(json(resumed.finish()), serial) << path << " (resumed at byte " << half + 1 << ")";
+      ASSERT_EQ(viaFeed(text, options(2, 300, prefilter_), half + 1), serial) << path << " (resumed at byte " << half + 1 << ")";
     }
   }
 }
@@ -141,25 +146,11 @@ TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
   for (const auto& text : texts) {
     std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
     for (size_t blockBytes : {size_t{1}, size_t{7}, size_t{1} << 20}) {
-      io::FeedOptions options;
-      options.threads = 3;
-      options.blockBytes = blockBytes;
-      options.prefilter = prefilter_;
-      core::Diagnoser d(rules_->rules, *rules_->matcher);
-      d.beginSource("log");
-      io::feedText(d, *rules_->matcher, text, options);
-      EXPECT_EQ(json(d.finish()), serial) << "block " << blockBytes << ": " << text;
+      EXPECT_EQ(viaFeed(text, options(3, blockBytes, prefilter_)), serial) << "block " << blockBytes << ": " << text;
     }
     // Every resume point.
     for (size_t cut = text.find('\n'); cut != std::string::npos; cut = text.find('\n', cut + 1)) {
-      io::FeedOptions options;
-      options.threads = 2;
-      options.prefilter = prefilter_;
-      core::Diagnoser d(rules_->rules, *rules_->matcher);
-      d.beginSource("log");
-      d.addText(std::string_view(text).substr(0, cut + 1));
-      io::feedText(d, *rules_->matcher, std::string_view(text).substr(cut + 1), options);
-      EXPECT_EQ(json(d.finish()), serial) << "resumed at " << cut + 1 << ": " << text;
+      EXPECT_EQ(viaFeed(text, options(2, 128 * 1024, prefilter_), cut + 1), serial) << "resumed at " << cut + 1 << ": " << text;
     }
   }
 }
