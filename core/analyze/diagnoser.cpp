@@ -104,36 +104,45 @@ struct Diagnoser::State {
   void addMetrics(const ParsedLine& line, RankState& st, const MetricSample& s) {
     Metrics& m = st.metrics;
     m.any = true;
-    long long step;
     if (s.loss || s.gradNorm) ++m.counter;
-    step = s.step ? *s.step : m.counter;
-    auto make = [&](double v) {
-      Sample out;
+    long long step = s.step ? *s.step : m.counter;
+    // Fills a sample in place: its strings keep their memory, so a metric line in steady state
+    // allocates nothing.
+    auto fill = [&](Sample& out, double v) {
       out.step = step;
       out.value = v;
       out.source = line.source;
       out.line = line.lineNo;
-      out.text = std::string(line.clean.text.substr(0, kEvidenceTextMax));
+      out.text.assign(line.clean.text.substr(0, kEvidenceTextMax));
       out.rawEnd = line.clean.toRawEnd(line.clean.text.size());
       out.rank = line.rank;
       out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
-      return out;
+    };
+    auto fillOptional = [&](std::optional<Sample>& out, double v) {
+      if (!out) out.emplace();
+      fill(*out, v);
     };
     const std::optional<double>* fields[kMetricCount] = {&s.loss, &s.gradNorm, &s.lr, &s.lossScale};
     for (int id = 0; id < kMetricCount; ++id) {
-      if (*fields[id] && !std::isfinite(**fields[id]) && !m.firstNonfinite[id])
-        m.firstNonfinite[id] = make(**fields[id]);
+      if (*fields[id] && !std::isfinite(**fields[id]) && !m.firstNonfinite[id]) fillOptional(m.firstNonfinite[id], **fields[id]);
     }
     if (s.gradNorm && !m.firstNonfinite[kLoss] && std::isfinite(*s.gradNorm)) {
-      m.gradWindow.push_back(make(*s.gradNorm));
-      if (m.gradWindow.size() > options.metricWindow) m.gradWindow.pop_front();
+      // A window of the last samples: the oldest one's memory is reused for the newest.
+      if (m.gradWindow.size() >= options.metricWindow && !m.gradWindow.empty()) {
+        m.gradWindow.push_back(std::move(m.gradWindow.front()));
+        m.gradWindow.pop_front();
+      } else {
+        m.gradWindow.emplace_back();
+      }
+      fill(m.gradWindow.back(), *s.gradNorm);
+      while (m.gradWindow.size() > options.metricWindow) m.gradWindow.pop_front();
     }
     if (s.lossScale && std::isfinite(*s.lossScale)) {
-      Sample cur = make(*s.lossScale);
-      if (!m.firstScale) m.firstScale = cur;
-      if (m.lastScale && cur.value < m.lastScale->value) ++m.scaleDecreases;
-      if (!m.minScale || cur.value < m.minScale->value) m.minScale = cur;
-      m.lastScale = cur;
+      double v = *s.lossScale;
+      if (!m.firstScale) fillOptional(m.firstScale, v);
+      if (m.lastScale && v < m.lastScale->value) ++m.scaleDecreases;
+      if (!m.minScale || v < m.minScale->value) fillOptional(m.minScale, v);
+      fillOptional(m.lastScale, v);
     }
   }
 
