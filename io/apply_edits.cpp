@@ -33,6 +33,28 @@ std::map<std::string, FileEdits> editsByFile(const std::vector<std::vector<core:
   return byFile;
 }
 
+namespace {
+
+// The edits with their line breaks written as the file writes its own: a file whose lines all
+// end in CRLF gets CRLF in what is inserted, never a bare LF.
+std::vector<core::TextEdit> withLineEnds(const std::string& text, std::vector<core::TextEdit> edits) {
+  size_t lf = std::count(text.begin(), text.end(), '\n');
+  size_t crlf = 0;
+  for (size_t at = text.find("\r\n"); at != std::string::npos; at = text.find("\r\n", at + 2)) ++crlf;
+  if (lf == 0 || crlf != lf) return edits;
+  for (auto& e : edits) {
+    std::string out;
+    for (size_t i = 0; i < e.newText.size(); ++i) {
+      if (e.newText[i] == '\n' && (i == 0 || e.newText[i - 1] != '\r')) out += '\r';
+      out += e.newText[i];
+    }
+    e.newText = std::move(out);
+  }
+  return edits;
+}
+
+}  // namespace
+
 bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log) {
   auto byFile = editsByFile(plans);
   bool ok = true;
@@ -45,23 +67,9 @@ bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostre
       ok = false;
       continue;
     }
-    std::string updated = core::applyEdits(entry.originalText, edits);
-    fs::path tmp = fs::path(path).concat(".denpex-tmp");
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << updated;
-      if (!out) {
-        log << "denpex: cannot write " << tmp.string() << "\n";
-        ok = false;
-        continue;
-      }
-    }
-    std::error_code ec;
-    fs::permissions(tmp, fs::status(path, ec).permissions(), ec);
-    fs::rename(tmp, path, ec);
-    if (ec) {
-      log << "denpex: cannot replace " << path << ": " << ec.message() << "\n";
-      fs::remove(tmp, ec);
+    std::string updated = core::applyEdits(entry.originalText, withLineEnds(entry.originalText, edits));
+    if (!replaceFile(path, entry.originalText, updated, error)) {
+      log << "denpex: " << error << "\n";
       ok = false;
       continue;
     }

@@ -1,6 +1,12 @@
 // Reading files (see files.h).
 #include "io/files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -31,6 +37,79 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error) {
     return std::nullopt;
   }
   return buf.str();
+}
+
+bool replaceFile(const std::filesystem::path& path, const std::string& expected, const std::string& contents,
+                 std::string& error) {
+  const std::string shown = path.string();
+  struct stat st {};
+  if (::lstat(shown.c_str(), &st) != 0) {
+    error = shown + ": " + std::strerror(errno) + "; not written";
+    return false;
+  }
+  if (S_ISLNK(st.st_mode)) {
+    error = shown + ": is a symbolic link; not written (fix the file it points to, by its own path)";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = shown + ": not a regular file; not written";
+    return false;
+  }
+  if (st.st_nlink > 1) {
+    error = shown + ": has " + std::to_string(st.st_nlink) + " hard links, which would keep the old text; not written";
+    return false;
+  }
+  // No write bit for anyone (which root's access() would not see), or none for this user.
+  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(shown.c_str(), W_OK) != 0) {
+    error = shown + ": is read-only; not written";
+    return false;
+  }
+  // The temporary file: created exclusively (mkstemp), in the same folder so that the rename
+  // is atomic, hidden, with a random name.
+  std::string tmp = (path.parent_path() / ("." + path.filename().string() + ".denpex-XXXXXX")).string();
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    error = shown + ": cannot create a temporary file beside it (" + std::strerror(errno) + "); not written";
+    return false;
+  }
+  auto fail = [&](const std::string& why) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    error = shown + ": " + why + "; not written";
+    return false;
+  };
+  for (size_t done = 0; done < contents.size();) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(std::string("cannot write the temporary file (") + std::strerror(errno) + ")");
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, st.st_mode & 07777) != 0) return fail(std::string("cannot keep its mode (") + std::strerror(errno) + ")");
+  if ((st.st_uid != ::geteuid() || st.st_gid != ::getegid()) && ::fchown(fd, st.st_uid, st.st_gid) != 0)
+    return fail(std::string("cannot keep its owner and group (") + std::strerror(errno) + ")");
+  if (::fsync(fd) != 0) return fail(std::string("cannot write the temporary file (") + std::strerror(errno) + ")");
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    error = shown + ": cannot write the temporary file; not written";
+    return false;
+  }
+  fd = -1;
+  // The last look before the rename: the same file, with the same text.
+  std::string readError;
+  auto now = readFile(path, readError);
+  struct stat again {};
+  if (!now || *now != expected || ::lstat(shown.c_str(), &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev) {
+    ::unlink(tmp.c_str());
+    error = shown + ": changed since it was read; not written";
+    return false;
+  }
+  if (::rename(tmp.c_str(), shown.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    error = shown + ": cannot replace it (" + std::strerror(e) + "); not written";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace denpex::io

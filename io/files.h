@@ -11,4 +11,13 @@ namespace denpex::io {
 // "...: cannot be read (permission denied?)", "...: read error") otherwise. Thread-safe.
 std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
 
+// Replaces the contents of an existing regular file whose contents are still `expected`, so that
+// a reader never sees half a file: a temporary file is created exclusively beside it (a name no
+// one can plant a link at), written, given the file's mode, owner and group, and renamed over it.
+// Refuses, with `error` set and the file untouched: a symbolic link (its target is what would
+// change), a file with other hard links (they would keep the old text), a file this user may not
+// write, a file whose owner or group cannot be kept, and a file that changed since it was read.
+bool replaceFile(const std::filesystem::path& path, const std::string& expected, const std::string& contents,
+                 std::string& error);
+
 }  // namespace denpex::io

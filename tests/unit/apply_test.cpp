@@ -68,3 +68,72 @@ TEST_F(ApplyTest, NothingApplicableWritesNothing) {
 
 }  // namespace
 }  // namespace denpex::io
+
+namespace denpex::io {
+namespace {
+
+// The write step, tried as an attacker would (issue 12): planted links, hard links, read-only
+// files; and what a write must keep (mode, line ends).
+class SafeWriteTest : public ApplyTest {};
+
+TEST_F(SafeWriteTest, APlantedLinkAtTheOldTemporaryNameIsNotFollowed) {
+  fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::create_symlink(victim, path_ + ".denpex-tmp");
+  std::ostringstream log;
+  EXPECT_TRUE(applyPlans({{plan(11, ", eps=1e-5")}}, log)) << log.str();
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(slurp(path_), "a = AdamW(p, eps=1e-5)\nb = AdamW(q)\n");
+  for (const auto& e : fs::directory_iterator(dir_)) {  // no temporary file of ours left behind
+    std::string name = e.path().filename().string();
+    if (name != "train.py.denpex-tmp") {
+      EXPECT_EQ(name.find(".denpex-"), std::string::npos) << e.path();
+    }
+  }
+}
+
+TEST_F(SafeWriteTest, ASymlinkedSourceIsRefusedAndItsTargetUntouched) {
+  fs::path real = dir_ / "real.py";
+  fs::rename(path_, real);
+  fs::create_symlink(real, path_);
+  std::ostringstream log;
+  EXPECT_FALSE(applyPlans({{plan(11, ", eps=1e-5")}}, log));
+  EXPECT_NE(log.str().find("is a symbolic link; not written"), std::string::npos) << log.str();
+  EXPECT_EQ(slurp(real), text_);
+  EXPECT_TRUE(fs::is_symlink(path_));
+}
+
+TEST_F(SafeWriteTest, AHardLinkedFileIsRefused) {
+  fs::create_hard_link(path_, dir_ / "other-name.py");
+  std::ostringstream log;
+  EXPECT_FALSE(applyPlans({{plan(11, ", eps=1e-5")}}, log));
+  EXPECT_NE(log.str().find("hard links"), std::string::npos) << log.str();
+  EXPECT_EQ(slurp(dir_ / "other-name.py"), text_);
+}
+
+TEST_F(SafeWriteTest, AReadOnlyFileIsRefused) {
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::group_read);
+  std::ostringstream log;
+  EXPECT_FALSE(applyPlans({{plan(11, ", eps=1e-5")}}, log));
+  EXPECT_NE(log.str().find("is read-only; not written"), std::string::npos) << log.str();
+  fs::permissions(path_, fs::perms::owner_all);
+  EXPECT_EQ(slurp(path_), text_);
+}
+
+TEST_F(SafeWriteTest, ModeIsKept) {
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  std::ostringstream log;
+  EXPECT_TRUE(applyPlans({{plan(11, ", eps=1e-5")}}, log)) << log.str();
+  EXPECT_EQ(fs::status(path_).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST_F(SafeWriteTest, ACrlfFileGetsCrlfInAMultiLineInsert) {
+  text_ = "a = AdamW(p)\r\nb = 1\r\n";
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << text_;
+  std::ostringstream log;
+  EXPECT_TRUE(applyPlans({{plan(14, "# set eps for fp16\n")}}, log)) << log.str();
+  EXPECT_EQ(slurp(path_), "a = AdamW(p)\r\n# set eps for fp16\r\nb = 1\r\n");
+}
+
+}  // namespace
+}  // namespace denpex::io
