@@ -12,6 +12,7 @@
 #include "cli/common.h"
 #include "core/analyze/diagnoser.h"
 #include "core/fix/planner.h"
+#include "core/rules/prefilter.h"
 #include "core/render/report.h"
 #include "io/apply_edits.h"
 #include "io/log_folder.h"
@@ -56,6 +57,8 @@ struct Options {
 // Inputs from this size on are scanned with the Vectorscan prefilter (compiling it takes a few
 // hundred milliseconds of a core; scanning with it saves that much every few tens of megabytes).
 constexpr uintmax_t kPrefilterBytes = 16u << 20;
+// The saved one pays from about this size on.
+constexpr uintmax_t kSavedPrefilterBytes = 256u << 10;
 
 int usageError(const std::string& message) {
   std::cerr << "denpex diagnose: " << message << "\n(see 'denpex diagnose --help')\n";
@@ -119,14 +122,20 @@ int runDiagnose(const std::vector<std::string>& args) {
   core::Diagnoser diagnoser(load.rules, *load.matcher);
   io::FeedOptions feedOptions;
   feedOptions.threads = opt.threads;
-  // A big log is matched with the Vectorscan prefilter, compiled meanwhile on its own thread.
-  std::unique_ptr<io::LazyPrefilter> prefilter;
+  // A log of some size is matched with the Vectorscan prefilter: the one saved for the shipped
+  // rules when they are the rules (it loads in milliseconds), else one compiled meanwhile on its
+  // own thread for a big log (compiling costs a few hundred milliseconds of a core).
+  std::unique_ptr<core::Prefilter> saved;
+  std::unique_ptr<io::LazyPrefilter> compiling;
   uintmax_t totalBytes = 0;
   for (const auto& path : opt.paths)
     if (path != "-" && fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
-  if (totalBytes >= kPrefilterBytes) {
-    prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
-    feedOptions.lazyPrefilter = prefilter.get();
+  if (totalBytes >= kSavedPrefilterBytes) saved = io::savedPrefilter(*load.matcher);
+  if (saved) {
+    feedOptions.prefilter = saved.get();
+  } else if (totalBytes >= kPrefilterBytes) {
+    compiling = std::make_unique<io::LazyPrefilter>(*load.matcher);
+    feedOptions.lazyPrefilter = compiling.get();
   }
 
   for (const auto& path : opt.paths) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "core/parse/launcher.h"
 #include "core/rules/rule_bundle.h"
 #include <vector>
 
@@ -162,6 +163,10 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
 }
 
 }  // namespace
+
+std::unique_ptr<core::Prefilter> savedPrefilter(const core::Matcher& matcher) {
+  return core::Prefilter::load(matcher, core::LauncherTracker::phrases(), core::builtinPrefilter());
+}
 
 LazyPrefilter::LazyPrefilter(const core::Matcher& matcher)
     : thread_([this, &matcher] {

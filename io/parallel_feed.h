@@ -36,6 +36,10 @@ class LazyPrefilter {
   std::thread thread_;
 };
 
+// The prefilter the build saved for the shipped rules, when `matcher` is theirs (loading it costs
+// milliseconds); null for any other rule set.
+std::unique_ptr<core::Prefilter> savedPrefilter(const core::Matcher& matcher);
+
 struct FeedOptions {
   unsigned threads = 0;           // worker threads; 0: one per core
   size_t blockBytes = 128u << 10;  // a block ends at the first '\n' after this many bytes
