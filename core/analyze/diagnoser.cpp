@@ -68,17 +68,21 @@ struct Diagnoser::State {
   // The previous line of the current input, for messages a terminal or a web page wrapped.
   ParsedLine previous;
   bool hasPrevious = false;
-  // The rank of the line before: std::map nodes never move, so the pointer stays valid; a copy
-  // of the state (snapshot) starts without it.
-  RankState* lastRank = nullptr;
-  int lastRankKey = 0;
+  // The rank of the line before (std::map nodes never move). A copy of the state (snapshot)
+  // starts without it, so that it never points into the state it was copied from.
+  struct RankCache {
+    RankState* state = nullptr;
+    int key = 0;
+    RankCache() = default;
+    RankCache(const RankCache&) {}
+    RankCache& operator=(const RankCache&) {
+      state = nullptr;
+      return *this;
+    }
+  } lastRank;
 
   State(const RuleSet& r, const Matcher& m, Options o)
       : rules(r), matcher(m), options(o), exceptions(o.maxExceptionGroups) {}
-  State(const State& o)
-      : rules(o.rules), matcher(o.matcher), options(o.options), sources(o.sources), sourceRanks(o.sourceRanks),
-        launcher(o.launcher), source(o.source), lineNo(o.lineNo), totalLines(o.totalLines), pending(o.pending),
-        ranks(o.ranks), exceptions(o.exceptions), tracker(o.tracker), previous(o.previous), hasPrevious(o.hasPrevious) {}
 
   void takeFinished() {
     for (auto& tb : finished) exceptions.add(std::move(tb));
@@ -86,10 +90,10 @@ struct Diagnoser::State {
   }
 
   RankState& rank(int r) {
-    if (lastRank && lastRankKey == r) return *lastRank;  // consecutive lines mostly share a rank
-    lastRankKey = r;
-    lastRank = &rankSlow(r);
-    return *lastRank;
+    if (lastRank.state && lastRank.key == r) return *lastRank.state;  // consecutive lines mostly share a rank
+    lastRank.key = r;
+    lastRank.state = &rankSlow(r);
+    return *lastRank.state;
   }
 
   RankState& rankSlow(int r) {
