@@ -57,27 +57,17 @@ void parseFacts(std::string_view raw, uint32_t source, uint64_t lineNo, int defa
   out.traceback = TracebackTracker::startsRecord(out.line.body());
 }
 
+void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const ParsedLine* before,
+                   const Prefilter* prefilter, Prefilter::Scratch* scratch);
+
 }  // namespace
 
 LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t source, uint64_t lineNo,
                       int defaultRank, const ParsedLine* previous) {
-  LineFacts out;
-  parseFacts(raw, source, lineNo, defaultRank, out);
-  std::string_view message = out.line.message();
-  if (message.empty()) return out;
-  out.launcher = LauncherTracker::concerns(message);
-  matcher.match(message, out.hits);
-  if (previous && continuesLine(*previous, out.line)) {
-    thread_local std::string joined;
-    thread_local std::vector<Matcher::Hit> hits;
-    joined.assign(previous->message());
-    joined.append(message);
-    hits.clear();
-    matcher.match(joined, hits);
-    keepWrapped(hits, *previous, out.line, out);
-  }
-  out.metrics = extractMetrics(message);
-  return out;
+  thread_local std::vector<LineFacts> one(1);
+  parseFacts(raw, source, lineNo, defaultRank, one[0]);
+  completeFacts(matcher, one, previous, nullptr, nullptr);
+  return std::move(one[0]);  // parseFacts resets every field of the moved-from element
 }
 
 void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source, uint64_t firstLineNo, int defaultRank,
@@ -94,6 +84,16 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
     start = end + 1;
   }
   out.resize(count);
+  completeFacts(matcher, out, before, prefilter, scratch);
+}
+
+namespace {
+
+// Everything after the parse, for parsed lines whose first one follows `before`: pattern hits
+// (candidates from one prefilter pass over all of them, when there is a prefilter), hits across
+// a wrapped line, the launcher's interest, metrics. The serial path and the parallel one share it.
+void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const ParsedLine* before,
+                   const Prefilter* prefilter, Prefilter::Scratch* scratch) {
   // The line before each line, when it had a message, and whether this line continues it.
   auto previousOf = [&](size_t i) -> const ParsedLine* {
     const ParsedLine* p = i > 0 ? &out[i - 1].line : before;
@@ -113,9 +113,11 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
     arena.append(out[i].line.message());
     joinedSpan[i] = {begin, arena.size()};
   }
-  std::vector<std::string_view> texts;
-  std::vector<size_t> ownAt(out.size()), joinedAt(out.size(), SIZE_MAX);
-  texts.reserve(out.size() + 16);
+  thread_local std::vector<std::string_view> texts;
+  thread_local std::vector<size_t> ownAt, joinedAt;
+  texts.clear();
+  ownAt.assign(out.size(), 0);
+  joinedAt.assign(out.size(), SIZE_MAX);
   for (size_t i = 0; i < out.size(); ++i) {
     ownAt[i] = texts.size();
     texts.push_back(out[i].line.message());
@@ -155,7 +157,7 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
     }
     if (!patterns.empty()) matcher.matchCandidates(s, patterns, hits);
   };
-  std::vector<Matcher::Hit> hits;
+  thread_local std::vector<Matcher::Hit> hits;
   for (size_t i = 0; i < out.size(); ++i) {
     LineFacts& f = out[i];
     std::string_view message = f.line.message();
@@ -170,5 +172,7 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
     f.metrics = extractMetrics(message);
   }
 }
+
+}  // namespace
 
 }  // namespace denpex::core
