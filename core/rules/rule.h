@@ -163,6 +163,9 @@ class RuleSet {
   const Rule* find(const std::string& id) const;
 
  private:
+  // Adds a rule, replacing the one with its id in place (so the order stays the first one's).
+  void put(Rule rule);
+
   std::vector<std::shared_ptr<const Rule>> rules_;
 };
 

@@ -1,0 +1,84 @@
+// The rule model's own behaviour: names of its enums, errors, and the rule set with its override
+// order (a later rule replaces the one with its id, in place). Loading YAML is rule_loader.cpp.
+#include <algorithm>
+#include <map>
+
+#include "core/rules/rule.h"
+
+namespace denpex::core {
+
+const char* toString(Severity s) {
+  switch (s) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: return "info";
+  }
+  return "error";
+}
+
+const char* toString(Role r) {
+  switch (r) {
+    case Role::kRoot: return "root";
+    case Role::kSymptom: return "symptom";
+    case Role::kCollateral: return "collateral";
+  }
+  return "root";
+}
+
+const char* toString(MetricTest t) {
+  switch (t) {
+    case MetricTest::kNonfinite: return "nonfinite";
+    case MetricTest::kStableBeforeNonfinite: return "stable-before-nonfinite";
+    case MetricTest::kGrowsBeforeNonfinite: return "grows-before-nonfinite";
+    case MetricTest::kFallsToMinimum: return "falls-to-minimum";
+  }
+  return "nonfinite";
+}
+
+std::string RuleError::format() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line);
+  return out + ": " + message;
+}
+
+int Rule::signalIndex(const std::string& name) const {
+  for (size_t i = 0; i < signals.size(); ++i)
+    if (signals[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<RuleError> RuleSet::add(const std::vector<RuleSource>& sources) {
+  std::vector<RuleError> errors;
+  std::map<std::string, std::string> batch;  // id -> file, for the rules of this call
+  for (const auto& source : sources) {
+    auto rule = parseRule(source, errors);
+    if (!rule) continue;
+    auto [first, fresh] = batch.emplace(rule->id, source.path);
+    if (!fresh) {
+      // Two files of one folder claiming one id: which one wins would depend on file order.
+      errors.push_back({source.path, 0, "duplicate rule id '" + rule->id + "' (also defined in " + first->second + "); this file is skipped"});
+      continue;
+    }
+    put(std::move(rule.value()));
+  }
+  return errors;
+}
+
+void RuleSet::put(Rule rule) {
+  auto shared = std::make_shared<const Rule>(std::move(rule));
+  auto same = std::find_if(rules_.begin(), rules_.end(), [&](const auto& r) { return r->id == shared->id; });
+  if (same != rules_.end()) *same = shared;
+  else rules_.push_back(shared);
+}
+
+void RuleSet::addParsed(std::vector<Rule> rules) {
+  for (auto& rule : rules) put(std::move(rule));
+}
+
+const Rule* RuleSet::find(const std::string& id) const {
+  for (const auto& r : rules_)
+    if (r->id == id) return r.get();
+  return nullptr;
+}
+
+}  // namespace denpex::core
