@@ -196,23 +196,16 @@ std::optional<json> parseFast(std::string& body) {
   // string happens only when it did not).
   size_t size = body.size();
   body.reserve(size + simdjson::SIMDJSON_PADDING);
-  json out = json::object();
+  json out;
   std::vector<BigString> bigs;
   {
     // A parser per message: its buffers go when the message is read.
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc;
     if (parser.iterate(body.data(), size, body.capacity()).get(doc) != simdjson::SUCCESS) return std::nullopt;
-    simdjson::ondemand::object root;
-    if (doc.get_object().get(root) != simdjson::SUCCESS) return std::nullopt;  // LSP messages are objects
-    for (auto field : root) {
-      std::string_view key;
-      simdjson::ondemand::value value;
-      if (field.unescaped_key().get(key) != simdjson::SUCCESS || field.value().get(value) != simdjson::SUCCESS)
-        return std::nullopt;
-      std::string name(key);
-      if (!convert(value, out[name], 1, json::json_pointer() / name, bigs)) return std::nullopt;
-    }
+    simdjson::ondemand::value root;
+    if (doc.get_value().get(root) != simdjson::SUCCESS || !convert(root, out, 0, json::json_pointer(), bigs))
+      return std::nullopt;
   }
   if (bigs.empty()) return out;
   // The biggest string becomes the message's own buffer, unescaped in place and moved: a 100 MB
