@@ -12,7 +12,6 @@
 #include "cli/common.h"
 #include "core/analyze/diagnoser.h"
 #include "core/fix/planner.h"
-#include "core/rules/prefilter.h"
 #include "core/render/report.h"
 #include "io/apply_edits.h"
 #include "io/log_folder.h"
@@ -123,19 +122,15 @@ int runDiagnose(const std::vector<std::string>& args) {
   io::FeedOptions feedOptions;
   feedOptions.threads = opt.threads;
   // A log of some size is matched with the Vectorscan prefilter: the one saved for the shipped
-  // rules when they are the rules (it loads in milliseconds), else one compiled meanwhile on its
-  // own thread for a big log (compiling costs a few hundred milliseconds of a core).
-  std::unique_ptr<core::Prefilter> saved;
-  std::unique_ptr<io::LazyPrefilter> compiling;
+  // rules, or, for a big log and other rules, one compiled meanwhile.
+  std::unique_ptr<io::LazyPrefilter> prefilter;
   uintmax_t totalBytes = 0;
   for (const auto& path : opt.paths)
     if (path != "-" && fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
-  if (totalBytes >= kSavedPrefilterBytes) saved = io::savedPrefilter(*load.matcher);
-  if (saved) {
-    feedOptions.prefilter = saved.get();
-  } else if (totalBytes >= kPrefilterBytes) {
-    compiling = std::make_unique<io::LazyPrefilter>(*load.matcher);
-    feedOptions.lazyPrefilter = compiling.get();
+  if (totalBytes >= kSavedPrefilterBytes) {
+    prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
+    if (totalBytes >= kPrefilterBytes) prefilter->compile();
+    feedOptions.lazyPrefilter = prefilter.get();
   }
 
   for (const auto& path : opt.paths) {

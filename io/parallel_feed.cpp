@@ -164,24 +164,21 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
 
 }  // namespace
 
-std::unique_ptr<core::Prefilter> savedPrefilter(const core::Matcher& matcher) {
-  return core::Prefilter::load(matcher, core::LauncherTracker::phrases(), core::builtinPrefilter());
+LazyPrefilter::LazyPrefilter(const core::Matcher& matcher) : matcher_(matcher) {
+  value_ = core::Prefilter::load(matcher, core::LauncherTracker::phrases(), core::builtinPrefilter());
+  ready_.store(value_.get(), std::memory_order_release);
 }
 
-LazyPrefilter::LazyPrefilter(const core::Matcher& matcher)
-    : thread_([this, &matcher] {
-        // The one saved at build time serves the shipped rules alone; other rule sets compile.
-        value_ = core::makeLinePrefilter(matcher, core::builtinPrefilter());
-        ready_.store(value_.get(), std::memory_order_release);
-      }) {}
+void LazyPrefilter::compile() {
+  if (value_ || thread_.joinable()) return;
+  thread_ = std::thread([this] {
+    value_ = core::makeLinePrefilter(matcher_);
+    ready_.store(value_.get(), std::memory_order_release);
+  });
+}
 
 LazyPrefilter::~LazyPrefilter() {
   if (thread_.joinable()) thread_.join();
-}
-
-const core::Prefilter& LazyPrefilter::wait() {
-  if (thread_.joinable()) thread_.join();
-  return *value_;
 }
 
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {

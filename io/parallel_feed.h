@@ -17,35 +17,34 @@
 
 namespace denpex::io {
 
-// A prefilter compiled on a thread of its own (it takes a few hundred milliseconds): blocks read
-// before it is ready are matched with RE2::Set, the same answers, only slower.
+// The prefilter for a rule set, got the cheapest way there is: the one the build saved, when the
+// rules are the shipped ones (it loads in milliseconds); otherwise, if asked, one compiled on a
+// thread of its own (a few hundred milliseconds of a core), blocks read meanwhile being matched
+// with RE2::Set: the same answers, only slower. `matcher` must outlive it.
 class LazyPrefilter {
  public:
   explicit LazyPrefilter(const core::Matcher& matcher);
-  ~LazyPrefilter();  // waits for the compilation
+  ~LazyPrefilter();  // waits for a compilation under way
   LazyPrefilter(const LazyPrefilter&) = delete;
   LazyPrefilter& operator=(const LazyPrefilter&) = delete;
-  // Null until compiled.
+  // Starts compiling when nothing was saved for these rules; once.
+  void compile();
+  // Null until there is one.
   const core::Prefilter* get() const { return ready_.load(std::memory_order_acquire); }
-  // Waits for it.
-  const core::Prefilter& wait();
 
  private:
+  const core::Matcher& matcher_;
   std::unique_ptr<core::Prefilter> value_;
   std::atomic<const core::Prefilter*> ready_{nullptr};
   std::thread thread_;
 };
-
-// The prefilter the build saved for the shipped rules, when `matcher` is theirs (loading it costs
-// milliseconds); null for any other rule set.
-std::unique_ptr<core::Prefilter> savedPrefilter(const core::Matcher& matcher);
 
 struct FeedOptions {
   unsigned threads = 0;           // worker threads; 0: one per core
   size_t blockBytes = 128u << 10;  // a block ends at the first '\n' after this many bytes
   // Picks each block's candidate patterns in one Vectorscan pass; null: RE2::Set per line.
   const core::Prefilter* prefilter = nullptr;
-  // Or one still compiling: used from the first block read after it is ready.
+  // Or one that may still be compiling: used from the first block read after it is ready.
   const LazyPrefilter* lazyPrefilter = nullptr;
 };
 
