@@ -3,6 +3,9 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <iostream>
+
 namespace denpex::cli {
 
 bool isTerminal(int fd) { return ::isatty(fd) == 1; }
@@ -10,9 +13,21 @@ bool isTerminal(int fd) { return ::isatty(fd) == 1; }
 io::LoadedRules loadRules(const std::vector<std::string>& extraDirs, bool builtin) {
   io::RuleLoadOptions options;
   options.builtin = builtin;
-  options.roots = {std::filesystem::path()};  // the current folder's .denpex/rules
   options.extraDirs = extraDirs;
   return io::loadRules(options);
+}
+
+void reportRuleFolders(const io::LoadedRules& load, const std::vector<std::string>& extraDirs) {
+  namespace fs = std::filesystem;
+  for (const auto& [folder, count] : load.folders)
+    std::cerr << "denpex: using " << count << " rule" << (count == 1 ? "" : "s") << " from " << folder << "\n";
+  for (const auto& o : load.rules.overridden()) std::cerr << "denpex: shipped rule " << o << " is overridden\n";
+  std::error_code ec;
+  if (!fs::is_directory(".denpex/rules", ec)) return;
+  for (const auto& d : extraDirs)
+    if (fs::equivalent(d, ".denpex/rules", ec)) return;
+  std::cerr << "denpex: .denpex/rules was not loaded: rules from a repository are code; once you trust it, "
+               "pass --rules .denpex/rules\n";
 }
 
 }  // namespace denpex::cli

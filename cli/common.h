@@ -13,9 +13,14 @@ constexpr int kExitClean = 0;
 constexpr int kExitFound = 1;
 constexpr int kExitUsage = 2;
 
-// The shipped rules (unless `builtin` is false), then `.denpex/rules/` of the current folder
-// when present, then each `--rules DIR`, later ones overriding earlier ones by id.
+// The shipped rules (unless `builtin` is false), then each `--rules DIR`. A repository's own
+// `.denpex/rules` is never loaded unless named with --rules: rules are code.
 io::LoadedRules loadRules(const std::vector<std::string>& extraDirs, bool builtin = true);
+
+// Tells the user on stderr which rule folders are in use (and which shipped rules they
+// override), and that the current folder's .denpex/rules was not loaded when it exists and was
+// not named.
+void reportRuleFolders(const io::LoadedRules& load, const std::vector<std::string>& extraDirs);
 
 bool isTerminal(int fd);
 

@@ -14,6 +14,7 @@
 #include "core/fix/planner.h"
 #include "core/render/report.h"
 #include "io/apply_edits.h"
+#include "io/files.h"
 #include "io/log_folder.h"
 #include "io/parallel_feed.h"
 #include "io/workspace_sources.h"
@@ -33,8 +34,12 @@ options:
   --format FORMAT   text (default), json, markdown or sarif
   --fix             show the source fixes as a unified diff
   --apply           write the source fixes (never over a file that changed meanwhile)
-  --source DIR      where your code is, for fixes (default: the current folder)
-  --rules DIR       also load the rules in DIR (repeatable; overrides shipped rules by id)
+  --source PATH     a folder: your project, where fixes may be written (default: the
+                    repository holding the current folder, else the current folder);
+                    a file: also fix this file (repeatable)
+  --allow-outside   let --apply write files outside the project
+  --rules DIR       also load the rules in DIR (repeatable; rules are code: load only
+                    folders you trust; a repository's .denpex/rules is never loaded unless named)
   --color WHEN      auto (default), always or never
   --threads N       threads that read a big log (default: one per core)
   -h, --help        show this help
@@ -46,7 +51,8 @@ struct Options {
   std::string format = "text";
   bool fix = false;
   bool apply = false;
-  std::string source = ".";
+  bool allowOutside = false;
+  std::vector<std::string> sources;
   std::vector<std::string> ruleDirs;
   std::string color = "auto";
   unsigned threads = 0;
@@ -87,13 +93,15 @@ int runDiagnose(const std::vector<std::string>& args) {
       auto v = value();
       if (!v) return usageError(a + " needs a value");
       if (a == "--format") opt.format = *v;
-      else if (a == "--source") opt.source = *v;
+      else if (a == "--source") opt.sources.push_back(*v);
       else if (a == "--rules") opt.ruleDirs.push_back(*v);
       else opt.color = *v;
     } else if (a.rfind("--format=", 0) == 0) {
       opt.format = a.substr(9);
     } else if (a == "--fix") {
       opt.fix = true;
+    } else if (a == "--allow-outside") {
+      opt.allowOutside = true;
     } else if (a == "--apply") {
       opt.apply = true;
       opt.fix = true;
@@ -110,7 +118,21 @@ int runDiagnose(const std::vector<std::string>& args) {
   if (opt.color != "auto" && opt.color != "always" && opt.color != "never")
     return usageError("--color takes auto, always or never");
   std::error_code ec;
-  if (!fs::is_directory(opt.source, ec)) return usageError("--source " + opt.source + ": not a folder");
+  // Where fixes may be written: the folders named with --source, else the project of the
+  // current folder (frame paths relative to the current folder are found there first).
+  io::WorkspaceSources::Options where;
+  where.relativeToCurrentFolder = true;
+  where.chooseHint = "name the file with --source FILE";
+  for (const auto& s : opt.sources) {
+    if (fs::is_directory(s, ec)) where.roots.emplace_back(s);
+    else if (fs::is_regular_file(s, ec)) where.named.emplace_back(s);
+    else return usageError("--source " + s + ": no such file or folder");
+  }
+  if (where.roots.empty()) {
+    where.roots.emplace_back(".");
+    fs::path project = io::projectRoot(".");
+    if (!fs::equivalent(project, ".", ec)) where.roots.push_back(project);
+  }
   if (opt.paths.empty()) {
     if (isTerminal(STDIN_FILENO)) return usageError("no log given (pass a file, or pipe a log into 'denpex diagnose -')");
     opt.paths.push_back("-");
@@ -118,6 +140,7 @@ int runDiagnose(const std::vector<std::string>& args) {
 
   io::LoadedRules load = loadRules(opt.ruleDirs);
   for (const auto& e : load.errors) std::cerr << "denpex: rule error: " << e.format() << "\n";
+  reportRuleFolders(load, opt.ruleDirs);
   core::Diagnoser diagnoser(load.rules, *load.matcher);
   io::FeedOptions feedOptions;
   feedOptions.threads = opt.threads;
@@ -158,7 +181,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   // Fix plans are always made: the text report names them, JSON and SARIF carry them, and
   // --fix / --apply show or write them.
   std::vector<std::vector<core::FixPlan>> plans(diagnosis.findings.size());
-  io::WorkspaceSources sources({{opt.source}, {}, true});
+  io::WorkspaceSources sources(std::move(where));
   for (size_t i = 0; i < diagnosis.findings.size(); ++i) plans[i] = core::planFixes(diagnosis.findings[i], sources);
   core::ReportInput report{diagnosis, plans};
   if (opt.format == "json") std::cout << core::renderJson(report);
@@ -172,7 +195,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   }
   std::cout.flush();
   if (opt.apply) {
-    if (!io::applyPlans(plans, std::cerr)) return kExitUsage;
+    if (!io::applyPlans(plans, std::cerr, opt.allowOutside)) return kExitUsage;
   }
   return diagnosis.findings.empty() ? kExitClean : kExitFound;
 }

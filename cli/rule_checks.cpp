@@ -106,7 +106,14 @@ std::vector<std::string> checkFixes(const core::Rule& rule, const fs::path& fixD
       failures.push_back("  " + name + ": the log does not give " + rule.id);
       continue;
     }
-    io::WorkspaceSources sources({{dir}, {}, false});
+    io::WorkspaceSources::Options where;
+    where.roots = {dir};
+    // A log that names none of the case's files stands for `diagnose --source FILE` naming each.
+    if (!f->userFrame)
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() != ".log" && e.path().extension() != ".fixed") where.named.push_back(e.path());
+    std::sort(where.named.begin(), where.named.end());
+    io::WorkspaceSources sources(std::move(where));
     auto byFile = io::editsByFile({core::planFixes(*f, sources)});
     if (byFile.empty()) failures.push_back("  " + name + ": no source edit was planned");
     for (const auto& [path, entry] : byFile) {

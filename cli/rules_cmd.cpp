@@ -85,13 +85,24 @@ Target loadTarget(const std::optional<std::string>& dir) {
     for (const auto& r : t.load.rules.rules()) t.ids.push_back(r->id);
     return t;
   }
-  // The folder's rules are tested among the shipped ones, as a user's run would load them.
+  // The folder's rules are tested among the shipped ones, as a user's run would load them. A
+  // file at the path a shipped rule was built from (this repository's rules/) is that rule's
+  // working copy and replaces it; any other file is a user rule, with a user rule's limits.
   t.load = loadRules({});
   std::vector<core::RuleError> errors;
   auto sources = io::readRuleDir(*dir, errors);
-  auto more = t.load.rules.add(sources);
+  std::set<std::string> shippedPaths;
+  for (const auto& b : core::builtinRuleSources()) shippedPaths.insert(b.path);
+  std::vector<core::RuleSource> working, user;
+  for (const auto& src : sources) {
+    std::string rel = fs::path(src.path).lexically_relative(*dir).generic_string();
+    (shippedPaths.count("<builtin>/" + rel) ? working : user).push_back(src);
+  }
+  auto more = t.load.rules.add(working, core::RuleOrigin::kShipped);
+  auto userErrors = t.load.rules.add(user, core::RuleOrigin::kUser);
   t.load.errors = errors;
   t.load.errors.insert(t.load.errors.end(), more.begin(), more.end());
+  t.load.errors.insert(t.load.errors.end(), userErrors.begin(), userErrors.end());
   for (const auto& s : sources) {
     for (const auto& r : t.load.rules.rules())
       if (r->file == s.path) t.ids.push_back(r->id);

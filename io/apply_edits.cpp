@@ -20,6 +20,7 @@ std::map<std::string, FileEdits> editsByFile(const std::vector<std::vector<core:
       if (!plan.applicable) continue;
       auto& entry = byFile[plan.path];
       entry.originalText = plan.originalText;
+      entry.outside = entry.outside || plan.outside;
       entry.edits.insert(entry.edits.end(), plan.edits.begin(), plan.edits.end());
     }
   }
@@ -55,11 +56,16 @@ std::vector<core::TextEdit> withLineEnds(const std::string& text, std::vector<co
 
 }  // namespace
 
-bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log) {
+bool applyPlans(const std::vector<std::vector<core::FixPlan>>& plans, std::ostream& log, bool allowOutside) {
   auto byFile = editsByFile(plans);
   bool ok = true;
   for (auto& [path, entry] : byFile) {
     const auto& edits = entry.edits;
+    if (entry.outside && !allowOutside) {
+      log << "denpex: " << path << " is outside the project; not written (review the diff above, then pass --allow-outside to write it)\n";
+      ok = false;
+      continue;
+    }
     std::string error;
     auto now = readFile(path, error);
     if (!now || *now != entry.originalText) {

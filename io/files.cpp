@@ -112,4 +112,16 @@ bool replaceFile(const std::filesystem::path& path, const std::string& expected,
   return true;
 }
 
+fs::path projectRoot(const fs::path& folder) {
+  std::error_code ec;
+  fs::path start = fs::absolute(folder, ec).lexically_normal();
+  if (ec) return folder;
+  if (start.has_filename() == false && start.has_parent_path() && start != start.root_path()) start = start.parent_path();
+  for (fs::path p = start;; p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) return p;
+    if (p == p.root_path() || p.parent_path() == p) break;
+  }
+  return start;
+}
+
 }  // namespace denpex::io

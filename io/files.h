@@ -20,4 +20,8 @@ std::optional<std::string> readFile(const std::filesystem::path& path, std::stri
 bool replaceFile(const std::filesystem::path& path, const std::string& expected, const std::string& contents,
                  std::string& error);
 
+// The project a folder belongs to: the nearest folder at or above it holding a `.git` (a
+// repository's root), else the folder itself. Absolute and lexically normal.
+std::filesystem::path projectRoot(const std::filesystem::path& folder);
+
 }  // namespace denpex::io

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <set>
-#include <tuple>
 
 namespace denpex::io {
 
@@ -64,54 +63,81 @@ const std::vector<fs::path>& FrameResolver::files() {
   return *files_;
 }
 
-std::optional<fs::path> FrameResolver::resolve(const std::string& framePath) {
-  if (framePath.empty()) return std::nullopt;
+bool FrameResolver::isInside(const fs::path& file) const {
+  std::error_code ec;
+  if (roots_.empty()) return std::find(open_.begin(), open_.end(), file) != open_.end();
+  // Links followed: a link below a root that points elsewhere is not inside.
+  fs::path real = fs::weakly_canonical(file, ec);
+  if (ec) real = file;
+  for (const auto& root : roots_) {
+    fs::path realRoot = fs::weakly_canonical(root, ec);
+    if (ec) realRoot = root;
+    fs::path rel = real.lexically_relative(realRoot);
+    if (!rel.empty() && *rel.begin() != ".." && rel != ".") return true;
+  }
+  return false;
+}
+
+FrameResolver::Resolution FrameResolver::resolveFrame(const std::string& framePath) {
+  Resolution out;
+  if (framePath.empty()) return out;
   std::error_code ec;
   fs::path p(framePath);
   auto isOpen = [&](const fs::path& q) { return std::find(open_.begin(), open_.end(), q) != open_.end(); };
+  auto found = [&](const fs::path& q) {
+    out.file = q;
+    out.inside = isInside(q);
+    return out;
+  };
   // 1. Absolute.
   if (p.is_absolute()) {
     fs::path q = p.lexically_normal();
-    if (isOpen(q) || fs::is_regular_file(q, ec)) return q;
+    if (isOpen(q) || fs::is_regular_file(q, ec)) return found(q);
   } else {
     // 2. Relative to a root.
     for (const auto& root : roots_) {
       fs::path q = (root / p).lexically_normal();
-      if (isOpen(q) || fs::is_regular_file(q, ec)) return q;
+      if (isOpen(q) || fs::is_regular_file(q, ec)) return found(q);
     }
   }
-  // 3. The longest match of trailing components; ties to the shallowest, then root order.
+  // 3. Trailing components: the files sharing the most; among several, the one whose whole path
+  // below its root ends the frame path; otherwise it is ambiguous.
   std::vector<std::string> parts = components(p);
-  if (parts.empty()) return std::nullopt;
-  std::optional<fs::path> best;
-  std::tuple<size_t, size_t, size_t> bestKey{0, 0, 0};  // (-shared, depth, root) smaller is better
-  bool any = false;
+  if (parts.empty()) return out;
+  size_t best = 0;
+  std::vector<std::pair<fs::path, bool>> tied;  // file, whole path matched
   auto consider = [&](const fs::path& file) {
-    size_t rootIndex = roots_.size(), depth = 0;
     std::vector<std::string> fparts;
-    for (size_t r = 0; r < roots_.size(); ++r) {
-      fs::path rel = file.lexically_relative(roots_[r]);
+    bool underRoot = false;
+    for (const auto& root : roots_) {
+      fs::path rel = file.lexically_relative(root);
       if (!rel.empty() && *rel.begin() != "..") {
-        rootIndex = r;
         fparts = components(rel);
+        underRoot = true;
         break;
       }
     }
-    if (rootIndex == roots_.size()) fparts = components(file);  // an open document outside the roots
-    depth = fparts.size();
+    if (!underRoot) fparts = components(file);  // an open document outside the roots
     size_t k = 0;
     while (k < parts.size() && k < fparts.size() && parts[parts.size() - 1 - k] == fparts[fparts.size() - 1 - k]) ++k;
-    if (k == 0) return;
-    std::tuple<size_t, size_t, size_t> key{parts.size() - k, depth, rootIndex};
-    if (!any || key < bestKey) {
-      any = true;
-      bestKey = key;
-      best = file;
+    if (k == 0 || k < best) return;
+    if (k > best) {
+      best = k;
+      tied.clear();
     }
+    for (const auto& [f, whole] : tied)
+      if (f == file) return;
+    tied.emplace_back(file, underRoot && k == fparts.size());
   };
   for (const auto& f : files()) consider(f);
   for (const auto& d : open_) consider(d);
-  return best;
+  if (tied.size() == 1) return found(tied.front().first);
+  std::vector<fs::path> whole;
+  for (const auto& [f, w] : tied)
+    if (w) whole.push_back(f);
+  if (whole.size() == 1) return found(whole.front());
+  for (const auto& [f, w] : tied) out.candidates.push_back(f);
+  return out;
 }
 
 }  // namespace denpex::io

@@ -8,10 +8,14 @@
 //   3. by its trailing components, for a log recorded on another machine or in another folder
 //      (/home/a/proj/src/train.py -> <root>/src/train.py): among the .py and .json files below
 //      the roots and the open documents, the one that shares the most trailing components;
-//      ties go to the shallowest file (fewest folders below its root), then to the earlier
-//      root, then to path order. With both train.py and src/train.py in a workspace,
-//      /elsewhere/train.py means train.py and /elsewhere/src/train.py means src/train.py.
+//      among several, the one whose whole path below its root ends the frame path; otherwise
+//      the frame is ambiguous: no file, and the candidates are named. With both train.py and
+//      src/train.py in a workspace, /elsewhere/train.py means train.py and
+//      /elsewhere/src/train.py means src/train.py; with old/train.py and src/train.py only,
+//      /elsewhere/train.py is ambiguous (it could be either; editing one is a guess).
 //
+// A file found is "inside" when it is below a root once links are followed (an open document
+// counts as inside when there are no roots: the editor has a single file open).
 // Not thread-safe (the file walk is made once, on first use, and kept). Paths returned are
 // absolute and lexically normal.
 #pragma once
@@ -30,8 +34,17 @@ class FrameResolver {
   // absolute paths of files open in an editor, which count as existing even when unsaved.
   explicit FrameResolver(std::vector<std::filesystem::path> roots, std::vector<std::filesystem::path> openDocuments = {});
 
-  // The file a frame path names; nullopt when none is found.
-  std::optional<std::filesystem::path> resolve(const std::string& framePath);
+  struct Resolution {
+    std::optional<std::filesystem::path> file;
+    bool inside = false;                             // below a root (see above)
+    std::vector<std::filesystem::path> candidates;   // when ambiguous: the files it could be
+  };
+  // The file a frame path names, whether it is inside, or the candidates when ambiguous.
+  Resolution resolveFrame(const std::string& framePath);
+  // The file a frame path names; nullopt when none is found or it is ambiguous.
+  std::optional<std::filesystem::path> resolve(const std::string& framePath) { return resolveFrame(framePath).file; }
+  // Whether a path is below a root once links are followed (see above).
+  bool isInside(const std::filesystem::path& file) const;
 
   // The .py and .json files below the roots (absolute), skipping virtual environments, caches,
   // build output and VCS folders, at most 20,000 entries visited per root and 8 folders deep,

@@ -46,7 +46,7 @@ LoadedRules loadRules(const RuleLoadOptions& options) {
     if (bundled) {
       load.rules.addParsed(std::move(*bundled));
     } else {
-      auto errs = load.rules.add(core::builtinRuleSources());
+      auto errs = load.rules.add(core::builtinRuleSources(), core::RuleOrigin::kShipped);
       load.errors.insert(load.errors.end(), errs.begin(), errs.end());
     }
   }
@@ -63,8 +63,12 @@ LoadedRules loadRules(const RuleLoadOptions& options) {
   }
   for (const auto& d : dirs) {
     auto sources = readRuleDir(d, load.errors);
-    auto errs = load.rules.add(sources);
+    auto errs = load.rules.add(sources, core::RuleOrigin::kUser);
     load.errors.insert(load.errors.end(), errs.begin(), errs.end());
+    size_t count = 0;
+    for (const auto& s : sources)
+      for (const auto& r : load.rules.rules()) count += r->file == s.path;
+    load.folders.emplace_back(d.string(), count);
   }
   load.matcher = std::make_unique<core::Matcher>(load.rules);
   return load;

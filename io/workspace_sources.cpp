@@ -33,29 +33,44 @@ std::string WorkspaceSources::shown(const fs::path& p) const {
   return rel.string();
 }
 
-std::optional<core::SourceFile> WorkspaceSources::open(const std::string& path) {
-  auto resolved = resolver_.resolve(path);
-  if (!resolved) {
-    // A candidate named by its own path (see candidates()) that is outside every root.
-    fs::path p(path);
-    if (!p.is_absolute()) return std::nullopt;
-    resolved = p.lexically_normal();
-  }
-  auto it = options_.buffers.find(*resolved);
-  if (it != options_.buffers.end()) return core::SourceFile{shown(*resolved), *it->second.text, it->second.version};
-  std::string error;
-  auto text = readFile(*resolved, error);
+std::optional<core::SourceFile> WorkspaceSources::read(const fs::path& p, std::string& error) const {
+  auto it = options_.buffers.find(p);
+  if (it != options_.buffers.end()) return core::SourceFile{shown(p), *it->second.text, it->second.version};
+  auto text = readFile(p, error);
   if (!text) return std::nullopt;
-  return core::SourceFile{shown(*resolved), std::move(*text), std::nullopt};
+  return core::SourceFile{shown(p), std::move(*text), std::nullopt};
 }
 
-std::vector<std::string> WorkspaceSources::candidates() {
-  std::vector<std::string> out;
-  for (const auto& f : resolver_.files()) out.push_back(f.string());
-  for (const auto& [path, buffer] : options_.buffers) {
-    std::string s = path.string();
-    bool code = core::text::endsWith(s, ".py") || core::text::endsWith(s, ".json");
-    if (code && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+core::OpenedSource WorkspaceSources::open(const std::string& path) {
+  core::OpenedSource out;
+  auto resolution = resolver_.resolveFrame(path);
+  if (!resolution.file) {
+    if (resolution.candidates.empty()) {
+      out.problem = path + " was not found in " + (options_.roots.empty() ? std::string("the open documents") : shown(options_.roots.front()));
+      return out;
+    }
+    out.problem = fs::path(path).filename().string() + " could be any of ";
+    for (size_t i = 0; i < resolution.candidates.size(); ++i)
+      out.problem += (i ? ", " : "") + shown(resolution.candidates[i]);
+    out.problem += ": not edited";
+    if (!options_.chooseHint.empty()) out.problem += " (" + options_.chooseHint + ")";
+    return out;
+  }
+  std::string error;
+  out.file = read(*resolution.file, error);
+  if (!out.file) {
+    out.problem = error;
+    return out;
+  }
+  out.file->outside = !resolution.inside;
+  return out;
+}
+
+std::vector<core::SourceFile> WorkspaceSources::namedFiles() {
+  std::vector<core::SourceFile> out;
+  for (const auto& p : options_.named) {
+    std::string error;
+    if (auto file = read(fs::absolute(p).lexically_normal(), error)) out.push_back(std::move(*file));
   }
   return out;
 }

@@ -33,19 +33,24 @@ class WorkspaceSources : public core::SourceProvider {
     // The roots' .py and .json files, listed earlier (FrameResolver::listing); null: list them
     // when first needed.
     std::shared_ptr<const std::vector<std::filesystem::path>> listing;
+    // Files the user named to be fixed (`--source FILE`): planned besides the frame's file, and
+    // inside by the user's say-so.
+    std::vector<std::filesystem::path> named;
+    // Said after the candidates of an ambiguous frame path: how the user picks one.
+    std::string chooseHint;
   };
 
   explicit WorkspaceSources(Options options);
 
   // A file a traceback frame names (FrameResolver's rules); its open buffer when there is one.
-  std::optional<core::SourceFile> open(const std::string& path) override;
-  // The .py and .json files below the roots, then open buffers of such files outside them.
-  std::vector<std::string> candidates() override;
+  core::OpenedSource open(const std::string& path) override;
+  std::vector<core::SourceFile> namedFiles() override;
 
   FrameResolver& resolver() { return resolver_; }
 
  private:
   std::string shown(const std::filesystem::path& p) const;
+  std::optional<core::SourceFile> read(const std::filesystem::path& p, std::string& error) const;
 
   Options options_;
   FrameResolver resolver_;

@@ -33,14 +33,16 @@ std::optional<double> numericLiteral(std::string_view text) {
   return v;
 }
 
-std::string formatTitle(const EditSpec& spec, const std::string& callee, const std::string& where) {
-  std::string t = spec.title;
-  if (t.empty()) {
-    std::string key = spec.kind == EditSpec::Kind::kPythonKeyword ? spec.keyword : spec.path;
-    t = "Set " + key + "=" + spec.value + " in {callee}";
+std::string formatTitle(const EditSpec& spec, const std::string& target, std::string_view previous, const std::string& where) {
+  std::string t = "Set " + editSetting(spec);
+  if (!target.empty()) t += " in " + target;
+  if (!previous.empty()) {
+    // The value it replaces, as the file has it (shortened: it is only a reminder).
+    std::string was(previous.substr(0, 40));
+    for (char& c : was)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    t += ", was " + was + (previous.size() > 40 ? "..." : "");
   }
-  size_t p = t.find("{callee}");
-  if (p != std::string::npos) t.replace(p, 8, callee);
   return t + " (" + where + ")";
 }
 

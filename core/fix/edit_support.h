@@ -18,8 +18,10 @@ std::string baseName(const std::string& path);
 std::string indentOf(std::string_view text, size_t offset);
 // A Python or JSON numeric literal (underscores allowed, as Python does); nullopt otherwise.
 std::optional<double> numericLiteral(std::string_view text);
-// The plan's title: the rule's edit title with {callee} filled in, and where it applies.
-std::string formatTitle(const EditSpec& spec, const std::string& callee, const std::string& where);
+// The plan's title, written from the edit: "Set eps=1e-5 in torch.optim.AdamW(...), was 1e-8
+// (train.py:42)". `target` is where it sets it ("torch.optim.AdamW(...)", empty for a config
+// key), `previous` the value it replaces (empty when it inserts).
+std::string formatTitle(const EditSpec& spec, const std::string& target, std::string_view previous, const std::string& where);
 
 // One plan per edit kind; both are pure.
 FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const PythonCall& call);

@@ -30,28 +30,40 @@ std::optional<FixPlan> planJson(const EditSpec& spec, const SourceFile& file) {
   const JsonNode* existing = jsonAt(parent, key);
   size_t at = existing ? existing->begin : parent->begin;
   plan.line = lineNumber(file.text, at);
-  plan.title = formatTitle(spec, spec.path, baseName(file.path) + ":" + std::to_string(plan.line));
+  plan.outside = file.outside;
+  const std::string where = baseName(file.path) + ":" + std::to_string(plan.line);
+  const std::string value = editValueText(spec, EditSpec::Kind::kJsonKey);
+  plan.title = formatTitle(spec, "", "", where);
   if (existing) {
-    auto number = existing->kind == JsonNode::Kind::kOther ? numericLiteral(existing->text) : std::nullopt;
     std::string shown(file.text.substr(existing->begin, existing->end - existing->begin));
-    if (!number) {
-      plan.reason = spec.path + " is " + shown + ", not a number: make sure the value it resolves to is at least " + spec.value;
-      return plan;
+    plan.title = formatTitle(spec, "", shown, where);
+    if (!spec.minSafe) {
+      if (shown == value) {
+        plan.alreadySafe = true;
+        plan.reason = spec.path + " is already " + shown;
+        return plan;
+      }
+    } else {
+      auto number = existing->kind == JsonNode::Kind::kOther ? numericLiteral(existing->text) : std::nullopt;
+      if (!number) {
+        plan.reason = spec.path + " is " + shown + ", not a number: make sure the value it resolves to is at least " + value;
+        return plan;
+      }
+      if (*number >= *spec.minSafe) {
+        plan.alreadySafe = true;
+        plan.reason = spec.path + " is already " + shown + ", which is safe";
+        return plan;
+      }
     }
-    if (spec.minSafe && *number >= *spec.minSafe) {
-      plan.alreadySafe = true;
-      plan.reason = spec.path + " is already " + shown + ", which is safe";
-      return plan;
-    }
-    plan.edits.push_back({existing->begin, existing->end, spec.value});
+    plan.edits.push_back({existing->begin, existing->end, value});
   } else if (parent->members.empty()) {
-    plan.edits.push_back({parent->begin + 1, parent->begin + 1, "\"" + key + "\": " + spec.value});
+    plan.edits.push_back({parent->begin + 1, parent->begin + 1, "\"" + key + "\": " + value});
   } else {
     const JsonNode& last = *parent->members.back().second;
     bool multiline = lineNumber(file.text, last.end) != lineNumber(file.text, parent->begin);
     std::string sep = multiline ? ",\n" + indentOf(file.text, last.begin) : ", ";
     // Start the member at the key of the last member's line, so indentation matches.
-    plan.edits.push_back({last.end, last.end, sep + "\"" + key + "\": " + spec.value});
+    plan.edits.push_back({last.end, last.end, sep + "\"" + key + "\": " + value});
   }
   plan.applicable = true;
   return plan;

@@ -216,3 +216,197 @@ std::vector<PythonCall> findPythonCalls(std::string_view s, const std::vector<st
 }
 
 }  // namespace denpex::core
+
+// --- imports -----------------------------------------------------------------------------------
+
+namespace denpex::core {
+namespace {
+
+// A statement's tokens, without strings' contents or comments: enough to read imports,
+// definitions and simple assignments.
+struct Token {
+  enum class Kind { kName, kOp, kString } kind;
+  std::string text;
+};
+
+// Splits the source into simple statements at newlines outside brackets, ';' and the ':' of a
+// compound statement's header (so `try: import x` and `if y: from a import b` are read).
+std::vector<std::vector<Token>> statements(std::string_view s) {
+  std::vector<std::vector<Token>> out(1);
+  int depth = 0;
+  size_t i = 0;
+  auto end = [&] {
+    if (!out.back().empty()) out.emplace_back();
+  };
+  while (i < s.size()) {
+    size_t after = skipString(s, i);
+    if (after != i) {
+      out.back().push_back({Token::Kind::kString, {}});
+      i = after;
+      continue;
+    }
+    char c = s[i];
+    if (c == '#') {
+      i = skipComment(s, i);
+      continue;
+    }
+    if (c == '\\' && i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
+      i += 2;
+      continue;
+    }
+    if (identStart(c)) {
+      size_t j = i;
+      while (j < s.size() && identChar(s[j])) ++j;
+      out.back().push_back({Token::Kind::kName, std::string(s.substr(i, j - i))});
+      i = j;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (depth == 0 && (c == '\n' || c == ';')) {
+      end();
+    } else if (depth == 0 && c == ':' && !out.back().empty() && out.back().front().kind == Token::Kind::kName) {
+      static const std::set<std::string> kCompound{"if", "elif", "else", "try", "except", "finally", "with", "for", "while", "async"};
+      if (kCompound.count(out.back().front().text)) {
+        out.back().clear();  // the header binds nothing we read; what follows the ':' is a statement
+      } else {
+        out.back().push_back({Token::Kind::kOp, ":"});
+      }
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      // '==', '<=', ... are kept as one token so that '=' alone means assignment.
+      if ((c == '=' || c == '!' || c == '<' || c == '>') && i + 1 < s.size() && s[i + 1] == '=') {
+        out.back().push_back({Token::Kind::kOp, std::string(s.substr(i, 2))});
+        i += 2;
+        continue;
+      }
+      out.back().push_back({Token::Kind::kOp, std::string(1, c)});
+    }
+    ++i;
+  }
+  return out;
+}
+
+bool isName(const std::vector<Token>& t, size_t i) { return i < t.size() && t[i].kind == Token::Kind::kName; }
+bool isOp(const std::vector<Token>& t, size_t i, const char* op) {
+  return i < t.size() && t[i].kind == Token::Kind::kOp && t[i].text == op;
+}
+
+// A dotted name starting at t[i]; advances i past it. Empty when t[i] is not a name.
+std::string dottedAt(const std::vector<Token>& t, size_t& i) {
+  std::string name;
+  if (!isName(t, i)) return name;
+  name = t[i++].text;
+  while (isOp(t, i, ".") && isName(t, i + 1)) {
+    name += "." + t[i + 1].text;
+    i += 2;
+  }
+  return name;
+}
+
+void readStatement(const std::vector<Token>& t, PythonImports& out) {
+  if (t.empty()) return;
+  size_t i = 0;
+  auto bind = [&](const std::string& name, const std::string& target) { out.bindings[name].insert(target); };
+  const std::string& first = t[0].kind == Token::Kind::kName ? t[0].text : std::string();
+  if (first == "import") {
+    ++i;
+    while (i < t.size()) {
+      std::string module = dottedAt(t, i);
+      if (module.empty()) return;
+      if (isName(t, i) && t[i].text == "as" && isName(t, i + 1)) {
+        bind(t[i + 1].text, module);
+        i += 2;
+      } else {
+        std::string head = module.substr(0, module.find('.'));
+        bind(head, head);  // `import a.b` binds `a`, which names the package a
+      }
+      if (!isOp(t, i, ",")) return;
+      ++i;
+    }
+    return;
+  }
+  if (first == "from") {
+    ++i;
+    std::string dots;
+    while (isOp(t, i, ".")) dots += t[i++].text;
+    std::string module = dots + dottedAt(t, i);
+    if (!isName(t, i) || t[i].text != "import") return;
+    ++i;
+    if (isOp(t, i, "*")) {
+      if (dots.empty()) out.starModules.push_back(module);
+      return;
+    }
+    if (isOp(t, i, "(")) ++i;
+    while (isName(t, i)) {
+      std::string name = t[i++].text;
+      std::string as = name;
+      if (isName(t, i) && t[i].text == "as" && isName(t, i + 1)) {
+        as = t[i + 1].text;
+        i += 2;
+      }
+      // A relative import names a module of this project: never one of the APIs an edit targets.
+      bind(as, dots.empty() ? module + "." + name : "<local>");
+      if (!isOp(t, i, ",")) break;
+      ++i;
+    }
+    return;
+  }
+  size_t at = (first == "async") ? 1 : 0;
+  if (isName(t, at) && (t[at].text == "def" || t[at].text == "class") && isName(t, at + 1)) {
+    bind(t[at + 1].text, "<local>");
+    return;
+  }
+  // NAME = ..., NAME: T = ..., NAME += ...: the file's own, unless it is `NAME = a.b.C` alone.
+  if (isName(t, 0) && t.size() >= 2 && t[1].kind == Token::Kind::kOp && t[1].text != "." && t[1].text != "(" &&
+      t[1].text != "[" && t[1].text != "," && t[1].text != "==") {
+    bool assigns = false;
+    for (const auto& tok : t) assigns |= tok.kind == Token::Kind::kOp && tok.text == "=";
+    if (!assigns) return;
+    if (isOp(t, 1, "=")) {
+      size_t j = 2;
+      std::string rhs = dottedAt(t, j);
+      if (!rhs.empty() && j == t.size() && rhs != t[0].text) {
+        bind(t[0].text, "=" + rhs);
+        return;
+      }
+    }
+    bind(t[0].text, "<local>");
+  }
+}
+
+std::optional<std::string> resolve(const PythonImports& imports, const std::string& dotted, int depth) {
+  if (depth > 8) return std::nullopt;
+  size_t dot = dotted.find('.');
+  std::string head = dotted.substr(0, dot);
+  std::string rest = dot == std::string::npos ? "" : dotted.substr(dot);
+  auto it = imports.bindings.find(head);
+  if (it == imports.bindings.end()) {
+    if (imports.starModules.size() == 1) return imports.starModules.front() + "." + dotted;
+    return std::nullopt;
+  }
+  std::optional<std::string> target;
+  for (const auto& b : it->second) {
+    std::optional<std::string> one;
+    if (b == "<local>") return std::nullopt;
+    if (b[0] == '=') one = resolve(imports, b.substr(1), depth + 1);
+    else one = b;
+    if (!one || (target && *target != *one)) return std::nullopt;
+    target = one;
+  }
+  if (!target) return std::nullopt;
+  return *target + rest;
+}
+
+}  // namespace
+
+PythonImports findPythonImports(std::string_view source) {
+  PythonImports out;
+  for (const auto& statement : statements(source)) readStatement(statement, out);
+  return out;
+}
+
+std::optional<std::string> resolvePythonName(const PythonImports& imports, const std::string& dotted) {
+  return resolve(imports, dotted, 0);
+}
+
+}  // namespace denpex::core

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,5 +33,23 @@ struct PythonCall {
 
 // Calls whose dotted name is one of `callees` or ends with "." + one of them. In source order.
 std::vector<PythonCall> findPythonCalls(std::string_view source, const std::vector<std::string>& callees);
+
+// What the names of a Python file are bound to, read from its statements without running it:
+// `import a.b as c`, `from a.b import C as D`, `from a import (B, C)`, `from a import *`,
+// `def`/`class` (the file's own), and assignments (`X = a.b.C` an alias, anything else the
+// file's own). Statements anywhere count (inside functions, `try:` blocks, after `if ...:`).
+struct PythonImports {
+  // name -> what it was bound to, each binding once: "torch.optim" (a module or a name in
+  // one), "=a.b" (an alias of a dotted name in this file), "<local>" (the file's own).
+  std::map<std::string, std::set<std::string>> bindings;
+  std::vector<std::string> starModules;  // `from M import *`
+};
+PythonImports findPythonImports(std::string_view source);
+
+// The fully qualified name that `dotted`, as written in the file, refers to through its
+// bindings ("optim.AdamW" -> "torch.optim.AdamW" after `from torch import optim`). nullopt when
+// it is the file's own, unbound (a builtin, or from a star import that is not the only one), or
+// bound to different things in different places.
+std::optional<std::string> resolvePythonName(const PythonImports& imports, const std::string& dotted);
 
 }  // namespace denpex::core

@@ -17,7 +17,11 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
   plan.line = lineNumber(s, call.nameBegin);
   plan.originalText = s;
   plan.version = file.version;
-  plan.title = formatTitle(spec, call.name + "(...)", baseName(file.path) + ":" + std::to_string(plan.line));
+  plan.outside = file.outside;
+  const std::string where = baseName(file.path) + ":" + std::to_string(plan.line);
+  const std::string target = call.name + "(...)";
+  const std::string value = editValueText(spec, EditSpec::Kind::kPythonKeyword);
+  plan.title = formatTitle(spec, target, "", where);
   if (!call.closed) {
     plan.reason = "the " + call.name + "( call at line " + std::to_string(plan.line) + " is not closed";
     return plan;
@@ -38,39 +42,40 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
     }
   }
   if (present) {
-    std::string_view value = std::string_view(s).substr(present->valueBegin, present->valueEnd - present->valueBegin);
+    std::string_view current = std::string_view(s).substr(present->valueBegin, present->valueEnd - present->valueBegin);
+    plan.title = formatTitle(spec, target, current, where);
     if (!spec.minSafe) {
-      // A non-numeric setting (True, a string): safe when it already says exactly that.
-      if (value == spec.value) {
+      // A setting without a safe range (a bool): safe when it already says exactly that.
+      if (current == value) {
         plan.alreadySafe = true;
-        plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(value);
+        plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(current);
         return plan;
       }
-      plan.edits.push_back({present->valueBegin, present->valueEnd, spec.value});
+      plan.edits.push_back({present->valueBegin, present->valueEnd, value});
       plan.applicable = true;
       return plan;
     }
-    auto number = numericLiteral(value);
+    auto number = numericLiteral(current);
     if (!number) {
-      plan.reason = spec.keyword + " is set from `" + std::string(value) + "`, not a literal: make sure it is at least " +
-                    spec.value + " where that value comes from";
+      plan.reason = spec.keyword + " is set from `" + std::string(current) + "`, not a literal: make sure it is at least " +
+                    value + " where that value comes from";
       return plan;
     }
-    if (spec.minSafe && *number >= *spec.minSafe) {
+    if (*number >= *spec.minSafe) {
       plan.alreadySafe = true;
-      plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(value) + ", which is safe";
+      plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(current) + ", which is safe";
       return plan;
     }
-    plan.edits.push_back({present->valueBegin, present->valueEnd, spec.value});
+    plan.edits.push_back({present->valueBegin, present->valueEnd, value});
     plan.applicable = true;
     return plan;
   }
   if (star) {
-    plan.reason = call.name + "(...) passes **kwargs, which may set " + spec.keyword + ": set it to " + spec.value +
+    plan.reason = call.name + "(...) passes **kwargs, which may set " + spec.keyword + ": set it to " + value +
                   " where those arguments are built";
     return plan;
   }
-  std::string kw = spec.keyword + "=" + spec.value;
+  std::string kw = spec.keyword + "=" + value;
   if (call.args.empty()) {
     plan.edits.push_back({call.openParen + 1, call.openParen + 1, kw});
   } else {

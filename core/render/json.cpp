@@ -30,6 +30,7 @@ json plansJson(const std::vector<FixPlan>& plans) {
     json p = {{"title", plan.title}, {"file", plan.path}, {"line", plan.line}, {"applicable", plan.applicable},
               {"already_safe", plan.alreadySafe}};
     if (!plan.reason.empty()) p["reason"] = plan.reason;
+    if (plan.outside) p["outside"] = true;  // outside the project: written only when allowed
     json changes = json::array();
     for (const auto& e : plan.edits)
       changes.push_back({{"start", positionJson(plan.originalText, e.begin)},

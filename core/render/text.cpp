@@ -134,7 +134,7 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
       out += "\n  " + st.bold("Source fixes") + "\n";
       for (const auto& plan : in.plans[i]) {
         if (plan.applicable) {
-          out += "    " + st.green("fix") + ": " + plan.title + "\n";
+          out += "    " + st.green("fix") + ": " + plan.title + (plan.outside ? " [outside the project]" : "") + "\n";
           if (options.showDiff) out += indent(colorDiff(unifiedDiff(plan.path, plan.originalText, plan.edits), st), "      ");
         } else {
           out += "    " + st.dim(std::string(plan.alreadySafe ? "ok" : "no edit") + ": " + plan.path + ":" +

@@ -68,13 +68,18 @@ struct Reference {
   std::string url;
 };
 
-// A source fix as data. Each kind is idempotent: it produces no edit when the value already
-// present is safe.
+// A source fix as data: what it sets (a keyword argument of a call the file's imports resolve
+// to a named API, or a key of a JSON config) and a value of a declared type and range. The
+// loader rejects anything else, and the fix's title is written from the edit itself, so a rule
+// file cannot make a fix say one thing and write another. Each kind is idempotent: it produces
+// no edit when the value already present is safe.
 struct EditSpec {
   enum class Kind { kPythonKeyword, kJsonKey };
+  enum class ValueType { kFloat, kInt, kBool };
   Kind kind = Kind::kPythonKeyword;
   int line = 0;
-  // kPythonKeyword: calls whose dotted name ends with one of `callees` get `keyword=value`.
+  // kPythonKeyword: calls that resolve, through the file's imports, to one of `callees` (fully
+  // qualified: torch.optim.AdamW) get `keyword=value`.
   std::vector<std::string> callees;
   std::string keyword;
   std::optional<int> position;  // 0-based positional index of the same parameter, if it has one
@@ -83,10 +88,19 @@ struct EditSpec {
   std::string path;
   std::string whenPath;
   std::string whenMatch;
-  std::string value;                 // the text to write, e.g. 1e-5
-  std::optional<double> minSafe;     // a present literal >= this is left alone
-  std::string title;                 // e.g. "Set eps=1e-5 in {callee}(...)"
+  ValueType type = ValueType::kFloat;
+  // The value as validated: a decimal literal within [rangeMin, rangeMax] for kFloat and kInt,
+  // "true" or "false" for kBool (written True/False in Python).
+  std::string value;
+  double rangeMin = 0, rangeMax = 0;
+  std::optional<double> minSafe;  // a present literal >= this is left alone
 };
+
+// The value of an edit as written into a file of the given kind ("True" in Python, "true" in
+// JSON, the literal itself for numbers).
+std::string editValueText(const EditSpec& spec, EditSpec::Kind in);
+// What the edit sets, for titles: "eps=1e-5", "optimizer.params.eps=1e-5".
+std::string editSetting(const EditSpec& spec);
 
 struct Example {
   std::string name;  // file name, or "inline #N"
@@ -112,6 +126,9 @@ struct Rule {
   std::vector<bool> positiveSignals;
   std::vector<int> evidence;  // signals whose lines are shown as evidence, in order
   bool fallback = false;      // the rule for exceptions no other rule explains
+  // A user rule that replaces a shipped one names it here; without it a user rule may not take
+  // a shipped rule's id.
+  std::string overrides;
 
   // The encyclopedia entry.
   std::string summary;
@@ -149,24 +166,36 @@ struct RuleError {
   std::string format() const;
 };
 
+// Where rules come from. Shipped rules are the product's own (embedded in the binary, or the
+// rules/ folder of this repository when its rules are linted and tested). User rules come from
+// folders the user named; they are code from wherever that folder came from.
+enum class RuleOrigin { kShipped, kUser };
+
 class RuleSet {
  public:
-  // Adds rules, replacing any rule with the same id from an earlier call (user folders override
-  // the shipped rules). Within one call an id may appear once: a second file with the same id
-  // is an error and is skipped. Returns the errors; rules that failed are skipped, the others
-  // are added. Not thread-safe; a RuleSet that is no longer changed may be read from any thread.
-  std::vector<RuleError> add(const std::vector<RuleSource>& sources);
-  // Rules already parsed (the built-in bundle); a rule replaces one with its id, as in add().
+  // Adds rules. Shipped rules replace a shipped rule with their id (a development copy of it).
+  // A user rule may not take an id already loaded: taking a shipped rule's id needs
+  // `overrides: <id>` (it then replaces that rule in place), and two user rules with one id are
+  // an error whichever folders they are in (which one won would depend on load order). Returns
+  // the errors; rules that failed are skipped, the others are added. Not thread-safe; a RuleSet
+  // that is no longer changed may be read from any thread.
+  std::vector<RuleError> add(const std::vector<RuleSource>& sources, RuleOrigin origin = RuleOrigin::kUser);
+  // Rules already parsed (the built-in bundle), shipped.
   void addParsed(std::vector<Rule> rules);
 
   const std::vector<std::shared_ptr<const Rule>>& rules() const { return rules_; }
   const Rule* find(const std::string& id) const;
+  // Shipped rules replaced by user rules, as "id (by FILE)".
+  const std::vector<std::string>& overridden() const { return overridden_; }
 
  private:
-  // Adds a rule, replacing the one with its id in place (so the order stays the first one's).
-  void put(Rule rule);
+  // Adds a rule, replacing the one with `replaces` (its own id when empty) in place, so the
+  // order stays the first one's.
+  void put(Rule rule, RuleOrigin origin, const std::string& replaces = {});
 
   std::vector<std::shared_ptr<const Rule>> rules_;
+  std::map<std::string, RuleOrigin> origin_;  // id -> where the rule with that id came from
+  std::vector<std::string> overridden_;
 };
 
 // Parses one rule file. On failure returns an error and appends every problem found (with its

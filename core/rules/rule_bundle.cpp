@@ -10,12 +10,12 @@
 namespace denpex::core {
 namespace {
 
-constexpr std::string_view kMagic = "denpex-rules-1\n";
+constexpr std::string_view kMagic = "denpex-rules-2\n";
 
 // A tripwire for the one place that lists the fields: a field added to one of these structs
 // changes its size, and must be added to fields() below (and kMagic's version raised).
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 792 && sizeof(Signal) == 128 && sizeof(Condition) == 32 && sizeof(EditSpec) == 248 &&
+static_assert(sizeof(Rule) == 824 && sizeof(Signal) == 128 && sizeof(Condition) == 32 && sizeof(EditSpec) == 240 &&
                   sizeof(Example) == 64 && sizeof(Symptom) == 64 && sizeof(Reference) == 64,
               "a rule struct changed: list its new field in fields() in rule_bundle.cpp");
 #endif
@@ -39,8 +39,8 @@ void fields(A& a, R& r) requires std::is_same_v<std::remove_const_t<R>, Referenc
 }
 template <class A, class E>
 void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, EditSpec> {
-  a(e.kind), a(e.line), a(e.callees), a(e.keyword), a(e.position), a(e.path), a(e.whenPath), a(e.whenMatch), a(e.value),
-      a(e.minSafe), a(e.title);
+  a(e.kind), a(e.line), a(e.callees), a(e.keyword), a(e.position), a(e.path), a(e.whenPath), a(e.whenMatch), a(e.type),
+      a(e.value), a(e.rangeMin), a(e.rangeMax), a(e.minSafe);
 }
 template <class A, class E>
 void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, Example> {
@@ -49,7 +49,7 @@ void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, Example>
 template <class A, class R>
 void fields(A& a, R& r) requires std::is_same_v<std::remove_const_t<R>, Rule> {
   a(r.id), a(r.file), a(r.title), a(r.category), a(r.tags), a(r.severity), a(r.role), a(r.priority), a(r.systems);
-  a(r.signals), a(r.condition), a(r.conditionText), a(r.positiveSignals), a(r.evidence), a(r.fallback);
+  a(r.signals), a(r.condition), a(r.conditionText), a(r.positiveSignals), a(r.evidence), a(r.fallback), a(r.overrides);
   a(r.summary), a(r.whatItIs), a(r.observe), a(r.symptoms), a(r.fingerprint), a(r.rootCause), a(r.mechanism);
   a(r.confirm), a(r.fix), a(r.prevention), a(r.verify), a(r.related), a(r.references), a(r.edits);
   a(r.matchExamples), a(r.noMatchExamples);

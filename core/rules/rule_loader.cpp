@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -189,9 +190,83 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
   return s;
 }
 
-EditSpec loadEdit(const YAML::Node& node) {
+// The syntax an edit's names and values must have: whatever a rule file says ends up in the
+// user's source, so only these shapes get through.
+const RE2& identifierRe() {
+  static const RE2 re("[A-Za-z_][A-Za-z0-9_]*");
+  return re;
+}
+const RE2& qualifiedRe() {
+  static const RE2 re("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+");
+  return re;
+}
+const RE2& jsonPathRe() {
+  static const RE2 re("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+  return re;
+}
+const RE2& floatRe() {
+  static const RE2 re("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+  return re;
+}
+const RE2& intRe() {
+  static const RE2 re("-?[0-9]{1,15}");
+  return re;
+}
+
+bool pythonKeyword(const std::string& word) {
+  static const std::set<std::string> kWords{"False", "None", "True", "and", "as", "assert", "async", "await",
+                                            "break", "class", "continue", "def", "del", "elif", "else", "except",
+                                            "finally", "for", "from", "global", "if", "import", "in", "is",
+                                            "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+                                            "while", "with", "yield"};
+  return kWords.count(word) > 0;
+}
+
+double numberField(const YAML::Node& node, const std::string& field) {
+  auto v = node.IsScalar() ? parseDouble(node.as<std::string>()) : std::nullopt;
+  if (!v || !std::isfinite(*v)) throw LoadError{lineOf(node), "'" + field + "' must be a number"};
+  return *v;
+}
+
+// The edit's value: its declared type, the literal checked against it and its range.
+void loadEditValue(const YAML::Node& node, EditSpec& e) {
+  if (!node["type"]) throw LoadError{e.line, "an edit needs 'type' (float, int or bool): the kind of value it writes"};
+  std::string type = scalar(node["type"], "type");
+  if (!node["value"]) throw LoadError{e.line, "an edit needs 'value'"};
+  int valueLine = lineOf(node["value"]);
+  std::string value = scalar(node["value"], "value");
+  if (type == "bool") {
+    e.type = EditSpec::ValueType::kBool;
+    if (value == "true" || value == "True") e.value = "true";
+    else if (value == "false" || value == "False") e.value = "false";
+    else throw LoadError{valueLine, "a bool edit's value must be true or false, not '" + value + "'"};
+    if (node["range"] || node["min_safe"]) throw LoadError{e.line, "a bool edit takes no 'range' or 'min_safe'"};
+    return;
+  }
+  if (type != "float" && type != "int")
+    throw LoadError{lineOf(node["type"]), "edit type must be float, int or bool, not '" + type + "'"};
+  e.type = type == "float" ? EditSpec::ValueType::kFloat : EditSpec::ValueType::kInt;
+  if (!RE2::FullMatch(value, type == "float" ? floatRe() : intRe()))
+    throw LoadError{valueLine, "value '" + value + "' is not " + (type == "float" ? "a float literal (e.g. 1e-5)" : "an integer literal")};
+  const YAML::Node& range = node["range"];
+  if (!range || !range.IsSequence() || range.size() != 2)
+    throw LoadError{e.line, "a " + type + " edit needs 'range: [min, max]': the values it may write"};
+  e.rangeMin = numberField(range[0], "range");
+  e.rangeMax = numberField(range[1], "range");
+  if (e.rangeMin > e.rangeMax) throw LoadError{lineOf(range), "'range' must be [min, max] with min <= max"};
+  double v = *parseDouble(value);
+  if (!std::isfinite(v) || v < e.rangeMin || v > e.rangeMax)
+    throw LoadError{valueLine, "value " + value + " is outside the edit's range [" + range[0].as<std::string>() + ", " +
+                                   range[1].as<std::string>() + "]"};
+  e.value = value;
+  if (node["min_safe"]) e.minSafe = numberField(node["min_safe"], "min_safe");
+}
+
+EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<RuleError>& warnings) {
   if (!node.IsMap()) throw LoadError{lineOf(node), "each edit must be a map"};
-  checkKeys(node, {"kind", "callees", "keyword", "position", "path", "when_path", "when_match", "value", "min_safe", "title"}, "edit");
+  checkKeys(node, {"kind", "callees", "keyword", "position", "path", "when_path", "when_match", "type", "value", "range",
+                   "min_safe", "title"},
+            "edit");
   EditSpec e;
   e.line = lineOf(node);
   std::string kind = node["kind"] ? scalar(node["kind"], "kind") : "";
@@ -200,32 +275,49 @@ EditSpec loadEdit(const YAML::Node& node) {
     if (!node["callees"] || !node["keyword"])
       throw LoadError{e.line, "a python-keyword edit needs 'callees' and 'keyword'"};
     e.callees = stringList(node["callees"], "callees");
+    if (e.callees.empty()) throw LoadError{lineOf(node["callees"]), "'callees' is empty"};
+    for (const auto& c : e.callees)
+      if (!RE2::FullMatch(c, qualifiedRe()))
+        throw LoadError{lineOf(node["callees"]), "callee '" + c + "' must be a fully qualified name (torch.optim.AdamW): calls are matched through the file's imports"};
     e.keyword = scalar(node["keyword"], "keyword");
+    if (!RE2::FullMatch(e.keyword, identifierRe()) || pythonKeyword(e.keyword))
+      throw LoadError{lineOf(node["keyword"]), "keyword '" + e.keyword + "' is not a Python parameter name"};
     if (node["position"]) {
       auto p = parseDouble(scalar(node["position"], "position"));
-      if (!p || *p < 0) throw LoadError{lineOf(node["position"]), "'position' must be a number >= 0"};
+      if (!p || *p < 0 || *p > 255 || *p != static_cast<int>(*p))
+        throw LoadError{lineOf(node["position"]), "'position' must be a whole number from 0 to 255"};
       e.position = static_cast<int>(*p);
     }
+    if (node["path"] || node["when_path"] || node["when_match"])
+      throw LoadError{e.line, "'path', 'when_path' and 'when_match' belong to json-key edits"};
   } else if (kind == "json-key") {
     e.kind = EditSpec::Kind::kJsonKey;
     if (!node["path"]) throw LoadError{e.line, "a json-key edit needs 'path'"};
     e.path = scalar(node["path"], "path");
-    if (node["when_path"]) e.whenPath = scalar(node["when_path"], "when_path");
-    if (node["when_match"]) e.whenMatch = scalar(node["when_match"], "when_match");
+    if (!RE2::FullMatch(e.path, jsonPathRe()))
+      throw LoadError{lineOf(node["path"]), "path '" + e.path + "' must be dotted keys of letters, digits, '_' and '-'"};
+    if (node["when_path"]) {
+      e.whenPath = scalar(node["when_path"], "when_path");
+      if (!RE2::FullMatch(e.whenPath, jsonPathRe()))
+        throw LoadError{lineOf(node["when_path"]), "when_path '" + e.whenPath + "' must be dotted keys"};
+    }
+    if (node["when_match"]) {
+      e.whenMatch = scalar(node["when_match"], "when_match");
+      RE2 re(e.whenMatch, RE2::Quiet);
+      if (!re.ok()) throw LoadError{lineOf(node["when_match"]), "when_match: invalid regex: " + re.error()};
+    }
+    if (node["callees"] || node["keyword"] || node["position"])
+      throw LoadError{e.line, "'callees', 'keyword' and 'position' belong to python-keyword edits"};
   } else {
     throw LoadError{e.line, "edit kind must be 'python-keyword' or 'json-key', not '" + kind + "'"};
   }
-  if (!node["value"]) throw LoadError{e.line, "an edit needs 'value'"};
-  e.value = scalar(node["value"], "value");
-  if (node["min_safe"]) {
-    e.minSafe = parseDouble(scalar(node["min_safe"], "min_safe"));
-    if (!e.minSafe) throw LoadError{lineOf(node["min_safe"]), "'min_safe' must be a number"};
-  }
-  if (node["title"]) e.title = scalar(node["title"], "title");
+  loadEditValue(node, e);
+  if (node["title"])
+    warnings.push_back({file, lineOf(node["title"]), "an edit's 'title' is ignored: a fix's title is written from what it sets"});
   return e;
 }
 
-Rule load(const RuleSource& source) {
+Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
   YAML::Node root;
   try {
     root = YAML::Load(source.text);
@@ -237,7 +329,7 @@ Rule load(const RuleSource& source) {
             {"id", "title", "category", "tags", "severity", "role", "priority", "systems",
              "signals", "condition", "evidence", "fallback", "summary", "what_it_is", "observe",
              "symptoms", "fingerprint", "root_cause", "mechanism", "confirm", "fix",
-             "prevention", "verify", "related", "references", "edits", "examples"},
+             "prevention", "verify", "related", "references", "edits", "examples", "overrides"},
             "rule");
   Rule r;
   r.file = source.path;
@@ -250,6 +342,7 @@ Rule load(const RuleSource& source) {
       throw LoadError{lineOf(root["id"]), "id '" + r.id + "' may hold only a-z, 0-9 and '-'"};
   }
   r.title = scalar(root["title"], "title");
+  if (root["overrides"]) r.overrides = scalar(root["overrides"], "overrides");
   r.category = scalar(root["category"], "category");
   r.summary = scalar(root["summary"], "summary");
   if (root["tags"]) r.tags = stringList(root["tags"], "tags");
@@ -338,7 +431,7 @@ Rule load(const RuleSource& source) {
   }
   if (root["edits"]) {
     if (!root["edits"].IsSequence()) throw LoadError{lineOf(root["edits"]), "'edits' must be a list"};
-    for (const auto& item : root["edits"]) r.edits.push_back(loadEdit(item));
+    for (const auto& item : root["edits"]) r.edits.push_back(loadEdit(item, source.path, warnings));
   }
   if (root["examples"]) {
     const YAML::Node& ex = root["examples"];
@@ -362,7 +455,10 @@ Rule load(const RuleSource& source) {
 
 Expected<Rule> parseRule(const RuleSource& source, std::vector<RuleError>& errors) {
   try {
-    return load(source);
+    std::vector<RuleError> warnings;
+    Rule rule = load(source, warnings);
+    errors.insert(errors.end(), warnings.begin(), warnings.end());
+    return rule;
   } catch (const LoadError& e) {
     errors.push_back({source.path, e.line, e.message});
     return Error{e.message};

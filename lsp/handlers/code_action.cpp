@@ -1,7 +1,5 @@
 // textDocument/codeAction: the rule's source edit as a quick fix, or a disabled action with the
 // reason no edit applies.
-#include <filesystem>
-
 #include "core/fix/planner.h"
 #include "lsp/handlers/handlers.h"
 #include "lsp/protocol/from_proto.h"
@@ -9,8 +7,6 @@
 #include "lsp/server/server.h"
 
 namespace denpex::lsp::handlers {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -29,13 +25,6 @@ std::optional<FindingRef> findingOf(const DocumentView& doc, const json& diagnos
     if (!byLine && ref.finding().evidence.front().line == line) byLine = ref;
   }
   return byLine;
-}
-
-std::string noEditReason(const core::Finding& f) {
-  const auto& spec = f.rule->edits.front();
-  std::string what = spec.kind == core::EditSpec::Kind::kPythonKeyword ? spec.callees.front() + "(...) call" : spec.path;
-  if (f.userFrame) return "no " + what + " found in " + fs::path(f.userFrame->file).filename().string() + " or the workspace";
-  return "no " + what + " found in the workspace";
 }
 
 bool wantsQuickfix(const json& context) {
@@ -69,6 +58,7 @@ json codeAction(Server& server, const json& params) {
     const core::Finding& f = ref.finding();
     if (f.rule->edits.empty()) continue;
     auto plans = core::planFixes(f, *sources);
+    confineToWorkspace(plans);
     bool preferred = true;
     for (const auto& plan : plans) {
       if (plan.applicable) {
@@ -78,10 +68,9 @@ json codeAction(Server& server, const json& params) {
         actions.push_back(toCodeAction(plan.title, diagnostic, nullptr, false, plan.reason));
       }
     }
-    if (plans.empty() && disabledSupport) {
-      std::string title = f.rule->edits.front().title.empty() ? "Fix " + f.rule->title : f.rule->edits.front().title;
-      actions.push_back(toCodeAction(title, nullptr, nullptr, false, noEditReason(f)));
-    }
+    if (plans.empty() && disabledSupport)
+      actions.push_back(toCodeAction("Fix " + f.rule->title, nullptr, nullptr, false,
+                                     "the log names none of your files (no traceback frame in your code)"));
   }
   return actions;
 }

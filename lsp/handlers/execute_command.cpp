@@ -22,7 +22,10 @@ namespace {
 json diagnosisJson(const core::Diagnosis& d, Server& server) {
   std::vector<std::vector<core::FixPlan>> plans(d.findings.size());
   auto sources = server.sources();
-  for (size_t i = 0; i < d.findings.size(); ++i) plans[i] = core::planFixes(d.findings[i], *sources);
+  for (size_t i = 0; i < d.findings.size(); ++i) {
+    plans[i] = core::planFixes(d.findings[i], *sources);
+    confineToWorkspace(plans[i]);
+  }
   return json::parse(core::renderJson({d, plans}));
 }
 

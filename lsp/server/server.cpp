@@ -57,6 +57,15 @@ bool Server::clientSupports(std::initializer_list<const char*> path) const {
   return node->is_boolean() && node->get<bool>();
 }
 
+void confineToWorkspace(std::vector<core::FixPlan>& plans) {
+  for (auto& plan : plans) {
+    if (!plan.applicable || !plan.outside) continue;
+    plan.applicable = false;
+    plan.edits.clear();
+    plan.reason = plan.path + " is outside the workspace: not edited from the editor";
+  }
+}
+
 // --- rules -------------------------------------------------------------------------------------
 
 std::shared_ptr<const io::LoadedRules> Server::rules() const {
@@ -66,9 +75,18 @@ std::shared_ptr<const io::LoadedRules> Server::rules() const {
 
 void Server::reloadRules() {
   io::RuleLoadOptions options;
-  for (const auto& r : roots_) options.roots.emplace_back(r);
-  options.extraDirs = settings_.ruleDirs;
-  if (!roots_.empty()) options.base = roots_.front();
+  // Rule folders are code: loaded only when the client says the user trusts the workspace.
+  std::vector<std::string> skipped;
+  std::error_code ec;
+  if (settings_.trustedWorkspace) {
+    for (const auto& r : roots_) options.roots.emplace_back(r);
+    options.extraDirs = settings_.ruleDirs;
+    if (!roots_.empty()) options.base = roots_.front();
+  } else {
+    for (const auto& r : roots_)
+      if (fs::is_directory(fs::path(r) / ".denpex/rules", ec)) skipped.push_back((fs::path(r) / ".denpex/rules").string());
+    skipped.insert(skipped.end(), settings_.ruleDirs.begin(), settings_.ruleDirs.end());
+  }
   auto bundle = std::make_shared<const io::LoadedRules>(io::loadRules(options));
   {
     std::lock_guard<std::mutex> lock(rulesMutex_);
@@ -77,12 +95,22 @@ void Server::reloadRules() {
   }
   for (const auto& e : bundle->errors) spdlog::warn("rule error: {}", e.format());
   spdlog::info("{} rules loaded ({} rule errors)", bundle->rules.rules().size(), bundle->errors.size());
+  // Say which rule folders are in use, and which were left out, where the user can read it.
+  std::string inUse = "denpex: rules in use: the shipped rules";
+  for (const auto& [folder, count] : bundle->folders) inUse += "; " + std::to_string(count) + " from " + folder;
+  for (const auto& o : bundle->rules.overridden()) inUse += "; shipped rule " + o + " is overridden";
+  for (const auto& s : skipped) inUse += "; not loaded (workspace not trusted): " + s;
+  spdlog::info("{}", inUse);
+  rulesNote_ = inUse;
+  if (initialized_) announceRules();
   if (!bundle->errors.empty() && initialized_) {
     notify("window/showMessage", {{"type", 2},
                                   {"message", "denpex: " + std::to_string(bundle->errors.size()) +
                                                   " rule file error(s), e.g. " + bundle->errors.front().format()}});
   }
 }
+
+void Server::announceRules() { notify("window/logMessage", {{"type", 3}, {"message", rulesNote_}}); }
 
 // --- services ----------------------------------------------------------------------------------
 
@@ -189,7 +217,7 @@ void Server::initialize(const json& params) {
   }
   if (roots_.empty() && params.contains("rootPath") && params["rootPath"].is_string())
     roots_.push_back(params["rootPath"].get<std::string>());
-  settings_ = Settings::merge(settings_, params.value("initializationOptions", json(nullptr)));
+  settings_ = Settings::merge(settings_, params.value("initializationOptions", json(nullptr)), true);
   if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
   reloadRules();
   initialized_ = true;

@@ -47,6 +47,11 @@ struct Routes {
 };
 Routes bindMethods();
 
+// Fixes from the language server edit only files inside the workspace (or, with no workspace
+// folder, the documents open in the editor): a plan for any other file becomes a plan with no
+// edit that says why.
+void confineToWorkspace(std::vector<core::FixPlan>& plans);
+
 class Server {
  public:
   // `transport` must outlive the server.
@@ -67,6 +72,8 @@ class Server {
   void initialize(const json& params);
   void applySettings(const json& settings);
   void markShutdown() { shutdown_ = true; }
+  // Tells the client (window/logMessage) which rule folders are in use and which were not loaded.
+  void announceRules();
 
   // --- services (any thread) -----------------------------------------------------------------
   DocumentStore& documents() { return documents_; }
@@ -120,6 +127,7 @@ class Server {
   mutable std::shared_ptr<const std::vector<std::filesystem::path>> listing_;
   mutable std::chrono::steady_clock::time_point listedAt_;
   Settings settings_;
+  std::string rulesNote_;  // what announceRules() says (main thread)
 
   mutable std::mutex rulesMutex_;
   std::shared_ptr<const io::LoadedRules> rules_;

@@ -3,7 +3,7 @@
 
 namespace denpex::lsp {
 
-Settings Settings::merge(Settings base, const json& j) {
+Settings Settings::merge(Settings base, const json& j, bool initialization) {
   if (j.is_null()) return base;
   if (!j.is_object()) throw LspError(error::kInvalidParams, "settings must be an object");
   if (j.contains("rules")) {
@@ -22,6 +22,10 @@ Settings Settings::merge(Settings base, const json& j) {
   if (j.contains("logLevel")) {
     if (!j["logLevel"].is_string()) throw LspError(error::kInvalidParams, "settings 'logLevel' must be a string");
     base.logLevel = j["logLevel"].get<std::string>();
+  }
+  if (initialization && j.contains("trustedWorkspace")) {
+    if (!j["trustedWorkspace"].is_boolean()) throw LspError(error::kInvalidParams, "'trustedWorkspace' must be true or false");
+    base.trustedWorkspace = j["trustedWorkspace"].get<bool>();
   }
   return base;
 }

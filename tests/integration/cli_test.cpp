@@ -157,21 +157,149 @@ TEST_F(ScratchProject, ApplyWritesCompilablePythonAndIsIdempotent) {
   EXPECT_EQ(readAll(dir_ / "train.py"), edited);
 }
 
-TEST_F(ScratchProject, WithoutATracebackTheSourceFolderIsSearched) {
+// A log that names none of the user's files gets no edit, wherever look-alike calls are; the
+// user names the files to fix with --source FILE.
+TEST_F(ScratchProject, WithoutATracebackOnlyTheFilesTheUserNamesAreFixed) {
   fs::create_directories(dir_ / "src/pkg");
-  writeAll(dir_ / "src/pkg/optim_setup.py",
-           "from torch.optim import AdamW\n\n\ndef build(model):\n    return AdamW(\n        model.parameters(),\n"
-           "        lr=3e-4,  # peak\n        eps=1e-8,\n    )\n");
-  writeAll(dir_ / "src/ds_config.json",
-           "{\n  \"fp16\": {\"enabled\": true},\n  \"optimizer\": {\n    \"type\": \"AdamW\",\n"
-           "    \"params\": {\"lr\": 3e-4}\n  }\n}\n");
+  const std::string setup = "from torch.optim import AdamW\n\n\ndef build(model):\n    return AdamW(\n        model.parameters(),\n"
+                            "        lr=3e-4,  # peak\n        eps=1e-8,\n    )\n";
+  const std::string ds = "{\n  \"fp16\": {\"enabled\": true},\n  \"optimizer\": {\n    \"type\": \"AdamW\",\n"
+                         "    \"params\": {\"lr\": 3e-4}\n  }\n}\n";
+  writeAll(dir_ / "src/pkg/optim_setup.py", setup);
+  writeAll(dir_ / "src/ds_config.json", ds);
   fs::copy_file(kSource / "tests/rules/adamw-eps-fp16-underflow/match/pure-fp16-step2.log", dir_ / "run.log");
-  Result r = denpex({"diagnose", "--apply", "--source", "src", "run.log"}, dir_);
-  EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_TRUE(contains(readAll(dir_ / "src/pkg/optim_setup.py"), "        eps=1e-5,\n")) << r.out;
-  auto ds = nlohmann::json::parse(readAll(dir_ / "src/ds_config.json"));
-  EXPECT_DOUBLE_EQ(ds["optimizer"]["params"]["eps"].get<double>(), 1e-5);
+  Result searched = denpex({"diagnose", "--apply", "--source", "src", "run.log"}, dir_);
+  EXPECT_EQ(searched.code, 1) << searched.err;
+  EXPECT_FALSE(contains(searched.err, "applied")) << searched.err;
+  EXPECT_EQ(readAll(dir_ / "src/pkg/optim_setup.py"), setup);
+  EXPECT_EQ(readAll(dir_ / "src/ds_config.json"), ds);
+  Result named = denpex({"diagnose", "--apply", "--source", "src/pkg/optim_setup.py", "--source", "src/ds_config.json", "run.log"}, dir_);
+  EXPECT_EQ(named.code, 1) << named.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "src/pkg/optim_setup.py"), "        eps=1e-5,\n")) << named.out;
+  auto config = nlohmann::json::parse(readAll(dir_ / "src/ds_config.json"));
+  EXPECT_DOUBLE_EQ(config["optimizer"]["params"]["eps"].get<double>(), 1e-5);
   EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "src/pkg/optim_setup.py").string()), 0);
+  EXPECT_TRUE(contains(named.out, "fix: Set eps=1e-5 in AdamW(...), was 1e-8 (optim_setup.py:5)")) << named.out;
+}
+
+// The repros of "untrusted logs and repositories never make denpex write where the user did not
+// ask", each failing safely with a clear message.
+class Untrusted : public denpex::test::ScratchDir {
+ protected:
+  // A repository whose .denpex/rules holds the AdamW rule with its value turned into code.
+  void plantEvilRule(const std::string& extra = "") {
+    std::string rule = readAll(kSource / "rules/optimizer/adamw-eps-fp16-underflow.yaml");
+    size_t value = rule.find("    value: 1e-5\n");
+    ASSERT_NE(value, std::string::npos);
+    rule.replace(value, 16, "    value: '(__import__(\"os\").system(\"touch PWNED\") and 1e-5) or 1e-5'\n");
+    writeAll(dir_ / ".denpex/rules/adamw-eps-fp16-underflow.yaml", rule + extra);
+  }
+};
+
+TEST_F(Untrusted, ARepositorysRulesAreNotLoadedUnlessNamed) {
+  plantEvilRule();
+  Result r = denpex({"diagnose", "--apply", "train.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "denpex: .denpex/rules was not loaded: rules from a repository are code; once you trust it, "
+                              "pass --rules .denpex/rules")) << r.err;
+  std::string edited = readAll(dir_ / "train.py");
+  EXPECT_TRUE(contains(edited, "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n")) << edited;
+  EXPECT_FALSE(contains(edited, "__import__"));
+  EXPECT_FALSE(fs::exists(dir_ / "PWNED"));
+}
+
+TEST_F(Untrusted, ANamedRuleFolderCannotTakeAShippedIdOrWriteCode) {
+  // Named, but it takes a shipped rule's id without saying so: refused, the shipped rule runs.
+  std::string copy = readAll(kSource / "rules/optimizer/adamw-eps-fp16-underflow.yaml");
+  copy.replace(copy.find("title: AdamW epsilon underflow in FP16"), 38, "title: A look-alike");
+  writeAll(dir_ / "team/adamw.yaml", copy);
+  Result r = denpex({"diagnose", "--fix", "--rules", "team", "train.log"}, dir_);
+  EXPECT_TRUE(contains(r.err, "rule id 'adamw-eps-fp16-underflow' is a shipped rule's: a user rule replaces it only when it "
+                              "says so with 'overrides: adamw-eps-fp16-underflow'")) << r.err;
+  EXPECT_FALSE(contains(r.out, "A look-alike")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fix: Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)")) << r.out;
+  // Saying so does not let a value that is code through: the loader rejects it, lint reports it.
+  plantEvilRule("overrides: adamw-eps-fp16-underflow\n");
+  r = denpex({"diagnose", "--apply", "--rules", ".denpex/rules", "train.log"}, dir_);
+  EXPECT_TRUE(contains(r.err, "is not a float literal (e.g. 1e-5)")) << r.err;
+  EXPECT_FALSE(contains(readAll(dir_ / "train.py"), "__import__"));
+  EXPECT_FALSE(fs::exists(dir_ / "PWNED"));
+  Result lint = denpex({"rules", "lint", ".denpex/rules"}, dir_);
+  EXPECT_EQ(lint.code, 1);
+  EXPECT_TRUE(contains(lint.out, "is not a float literal (e.g. 1e-5)")) << lint.out;
+}
+
+TEST_F(Untrusted, AnOverrideIsSaidAndItsTitleIsWrittenFromItsEdit) {
+  std::string rule = readAll(kSource / "rules/optimizer/adamw-eps-fp16-underflow.yaml");
+  size_t value = rule.find("    value: 1e-5\n");
+  rule.replace(value, 16, "    value: 1e-4\n");
+  writeAll(dir_ / "team/adamw.yaml", rule + "overrides: adamw-eps-fp16-underflow\n");
+  Result r = denpex({"diagnose", "--fix", "--rules", "team", "train.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "denpex: using 1 rule from team\n")) << r.err;
+  EXPECT_TRUE(contains(r.err, "denpex: shipped rule adamw-eps-fp16-underflow (by team/adamw.yaml) is overridden\n")) << r.err;
+  EXPECT_TRUE(contains(r.out, "fix: Set eps=1e-4 in torch.optim.AdamW(...) (train.py:40)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-4)\n")) << r.out;
+}
+
+TEST_F(Untrusted, AFileOutsideTheProjectIsShownButNotWritten) {
+  fs::path outside = fs::absolute(dir_.string() + "-outside");
+  fs::create_directories(outside);
+  fs::copy_file(dir_ / "train.py", outside / "train.py");
+  const std::string original = readAll(outside / "train.py");
+  // The traceback names the copy outside by its absolute path, and by a ../ path.
+  std::string log = readAll(dir_ / "train.log");
+  std::string absolute = log, relative = log;
+  const std::string frame = "/home/user/project/examples/fp16-adamw/train.py";
+  absolute.replace(absolute.find(frame), frame.size(), (outside / "train.py").string());
+  relative.replace(relative.find(frame), frame.size(), "../" + outside.filename().string() + "/train.py");
+  writeAll(dir_ / "abs.log", absolute);
+  writeAll(dir_ / "rel.log", relative);
+  for (const char* name : {"abs.log", "rel.log"}) {
+    Result r = denpex({"diagnose", "--apply", name}, dir_);
+    EXPECT_EQ(r.code, 2) << name << r.err;
+    EXPECT_TRUE(contains(r.err, "is outside the project; not written (review the diff above, then pass --allow-outside to write it)"))
+        << r.err;
+    EXPECT_EQ(readAll(outside / "train.py"), original) << name;
+    EXPECT_EQ(readAll(dir_ / "train.py"), readAll(kSource / "examples/fp16-adamw/train.py")) << name;
+  }
+  Result allowed = denpex({"diagnose", "--apply", "--allow-outside", "abs.log"}, dir_);
+  EXPECT_EQ(allowed.code, 1) << allowed.err;
+  EXPECT_TRUE(contains(readAll(outside / "train.py"), "lr=1e-3, eps=1e-5)")) << allowed.err;
+  fs::remove_all(outside);
+}
+
+TEST_F(Untrusted, AnAmbiguousBaseNameIsNoEditWithTheCandidatesListed) {
+  fs::create_directories(dir_ / "old_experiment");
+  fs::create_directories(dir_ / "src");
+  fs::rename(dir_ / "train.py", dir_ / "src/train.py");
+  fs::copy_file(dir_ / "src/train.py", dir_ / "old_experiment/train.py");
+  std::string log = readAll(dir_ / "train.log");
+  const std::string frame = "/home/user/project/examples/fp16-adamw/train.py";
+  log.replace(log.find(frame), frame.size(), "/cluster/home/u/train.py");
+  writeAll(dir_ / "cluster.log", log);
+  Result r = denpex({"diagnose", "--apply", "cluster.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "train.py could be any of old_experiment/train.py, src/train.py: not edited (name the file with "
+                              "--source FILE)")) << r.out;
+  EXPECT_EQ(readAll(dir_ / "src/train.py"), readAll(kSource / "examples/fp16-adamw/train.py"));
+  EXPECT_EQ(readAll(dir_ / "old_experiment/train.py"), readAll(kSource / "examples/fp16-adamw/train.py"));
+  Result chosen = denpex({"diagnose", "--apply", "--source", "src/train.py", "cluster.log"}, dir_);
+  EXPECT_TRUE(contains(readAll(dir_ / "src/train.py"), "lr=1e-3, eps=1e-5)")) << chosen.out << chosen.err;
+}
+
+TEST_F(Untrusted, CallsThatAreNotTorchsOptimizersAreNotEdited) {
+  const std::string keras = "import tensorflow as tf\n\nopt = tf.keras.optimizers.Adam(learning_rate=1e-3)\n";
+  const std::string own = "from mytools import Adam\n\nopt = Adam(3)\n";
+  writeAll(dir_ / "keras_train.py", keras);
+  writeAll(dir_ / "own.py", own);
+  fs::copy_file(kSource / "tests/rules/adamw-eps-fp16-underflow/match/pure-fp16-step2.log", dir_ / "run.log");
+  Result r = denpex({"diagnose", "--apply", "--source", "keras_train.py", "--source", "own.py", "run.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(readAll(dir_ / "keras_train.py"), keras);
+  EXPECT_EQ(readAll(dir_ / "own.py"), own);
+  EXPECT_TRUE(contains(r.out, "tf.keras.optimizers.Adam(...) is tensorflow.keras.optimizers.Adam, not torch.optim.AdamW")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Adam(...) is mytools.Adam, not torch.optim.AdamW")) << r.out;
 }
 
 TEST(Cli, ExplainPrintsTheFullEntry) {
@@ -339,14 +467,20 @@ TEST_F(UserRules, ExampleFilesBesideTheRulesAreTestedAndFailuresReported) {
   EXPECT_TRUE(contains(test.out, "Validated: 2  Missing: 1  Noisy: 1")) << test.out;
 }
 
-TEST_F(UserRules, RulesOptionOverridesAShippedRule) {
-  writeAll(dir_ / "mine/cuda-out-of-memory.yaml",
-           "id: cuda-out-of-memory\ntitle: Our own OOM rule\ncategory: memory\nsummary: s\n"
-           "signals:\n  s: 'CUDA out of memory'\ncondition: s\n");
+TEST_F(UserRules, RulesOptionOverridesAShippedRuleOnlyWhenItSaysSo) {
+  const std::string rule = "id: cuda-out-of-memory\ntitle: Our own OOM rule\ncategory: memory\nsummary: s\n"
+                           "signals:\n  s: 'CUDA out of memory'\ncondition: s\n";
+  writeAll(dir_ / "mine/cuda-out-of-memory.yaml", rule);
   writeAll(dir_ / "oom.log", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB\n");
+  Result silent = denpex({"diagnose", "--rules", "mine", "oom.log"}, dir_);
+  EXPECT_EQ(silent.code, 1);
+  EXPECT_TRUE(contains(silent.err, "is a shipped rule's: a user rule replaces it only when it says so")) << silent.err;
+  EXPECT_FALSE(contains(silent.out, "Our own OOM rule")) << silent.out;
+  writeAll(dir_ / "mine/cuda-out-of-memory.yaml", rule + "overrides: cuda-out-of-memory\n");
   Result r = denpex({"diagnose", "--rules", "mine", "oom.log"}, dir_);
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(contains(r.out, "[cuda-out-of-memory] Our own OOM rule")) << r.out;
+  EXPECT_TRUE(contains(r.err, "denpex: shipped rule cuda-out-of-memory (by mine/cuda-out-of-memory.yaml) is overridden")) << r.err;
 }
 
 // Two files of one folder claiming one id: which one wins would depend on file order, so the

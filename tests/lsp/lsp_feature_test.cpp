@@ -114,7 +114,7 @@ TEST_F(Workspace, NoCallFoundGivesADisabledActionWithItsReason) {
   json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
                                                     {"range", d["range"]}, {"context", {{"diagnostics", {d}}}}})["result"];
   ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
-  EXPECT_EQ(actions[0]["disabled"]["reason"], "no torch.optim.AdamW(...) call found in train.py or the workspace");
+  EXPECT_EQ(actions[0]["disabled"]["reason"], "no torch.optim.AdamW(...) or transformers.TrainingArguments(...) call in train.py");
   EXPECT_FALSE(actions[0].contains("edit"));
 }
 
@@ -275,13 +275,57 @@ TEST_F(Workspace, SettingsTurnAutomaticDiagnosisOffAndAddRuleFolders) {
       << "id: lab-mount-lost\ntitle: Lab data mount lost\ncategory: storage\nsummary: s\nsignals:\n  q: 'LabMountError: /lab/data'\ncondition: q\n";
   std::ofstream(dir_ / "quota.log") << "LabMountError: /lab/data went away\n";
   InProcessClient c;
-  c.initialize(uriOf(dir_), json::object(), {{"rules", {"team-rules"}}});
+  c.initialize(uriOf(dir_), json::object(), {{"rules", {"team-rules"}}, {"trustedWorkspace", true}});
+  EXPECT_EQ(c.rulesInUse, "denpex: rules in use: the shipped rules; 1 from " + (fs::absolute(dir_) / "team-rules").lexically_normal().string());
   openLog(c, dir_ / "quota.log");
   json d = diagnosticsFor(c, dir_ / "quota.log");
   EXPECT_EQ(d["diagnostics"][0]["code"], "lab-mount-lost");
   c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"autoDiagnose", false}}}}}});
   json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["diagnostics"].empty(); });
   EXPECT_TRUE(cleared["diagnostics"].empty());
+}
+
+// Rules are code: in a workspace the client has not vouched for, neither the workspace's
+// .denpex/rules nor the `rules` folders are loaded, and a settings change cannot vouch for it.
+TEST_F(Workspace, AnUntrustedWorkspacesRulesAreNotLoaded) {
+  const std::string rule =
+      "id: lab-mount-lost\ntitle: Lab data mount lost\ncategory: storage\nsummary: s\nsignals:\n  q: 'LabMountError: /lab/data'\ncondition: q\n";
+  writeAll(dir_ / ".denpex/rules/lab-mount-lost.yaml", rule);
+  writeAll(dir_ / "quota.log", "LabMountError: /lab/data went away\n");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), json::object(), {{"rules", {"team-rules"}}});
+  EXPECT_EQ(c.rulesInUse, "denpex: rules in use: the shipped rules; not loaded (workspace not trusted): " +
+                              (fs::absolute(dir_) / ".denpex/rules").lexically_normal().string() + "; not loaded (workspace not trusted): team-rules");
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"trustedWorkspace", true}, {"rules", json::array()}}}}}});
+  c.notification("window/logMessage", [](const json& p) { return p.value("message", "").rfind("denpex: rules in use:", 0) == 0; });
+  openLog(c, dir_ / "quota.log");
+  json d = diagnosticsFor(c, dir_ / "quota.log");
+  for (const auto& diag : d["diagnostics"]) EXPECT_NE(diag["code"], "lab-mount-lost");
+
+  InProcessClient trusted;
+  trusted.initialize(uriOf(dir_), json::object(), {{"trustedWorkspace", true}});
+  EXPECT_EQ(trusted.rulesInUse, "denpex: rules in use: the shipped rules; 1 from " +
+                                    (fs::absolute(dir_) / ".denpex/rules").lexically_normal().string());
+}
+
+// A traceback that names a file outside the workspace gets no edit from the editor.
+TEST_F(Workspace, AFileOutsideTheWorkspaceIsNotEdited) {
+  fs::path outside = fs::absolute(dir_.string() + "-outside");
+  writeAll(outside / "train.py", readAll(dir_ / "train.py"));
+  std::string log = readAll(dir_ / "train.log");
+  const std::string recorded = "/home/user/project/examples/fp16-adamw/train.py";
+  log.replace(log.find(recorded), recorded.size(), (outside / "train.py").string());
+  writeAll(dir_ / "far.log", log);
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"textDocument", {{"codeAction", {{"disabledSupport", true}}}}}});
+  openLog(c, dir_ / "far.log");
+  json d = diagnosticsFor(c, dir_ / "far.log")["diagnostics"][0];
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "far.log")}}},
+                                                    {"range", d["range"]}, {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  EXPECT_EQ(actions[0]["disabled"]["reason"], (outside / "train.py").string() + " is outside the workspace: not edited from the editor");
+  EXPECT_FALSE(actions[0].contains("edit"));
+  fs::remove_all(outside);
 }
 
 // With both train.py and src/train.py in the workspace, the "your code" link, the quick fix and

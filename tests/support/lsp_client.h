@@ -55,8 +55,15 @@ class LspClientBase {
     if (!options.is_null()) params["initializationOptions"] = options;
     json r = call("initialize", params);
     notify("initialized", json::object());
+    // The server says which rule folders are in use once the client is ready.
+    rulesInUse = notification("window/logMessage", [](const json& p) {
+      return p.value("message", "").rfind("denpex: rules in use:", 0) == 0;
+    })["message"];
     return r;
   }
+
+  // What the server said about its rule folders after `initialized`.
+  std::string rulesInUse;
 
   // What the server logged so far.
   std::string stderrText() {

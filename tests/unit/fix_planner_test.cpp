@@ -8,17 +8,19 @@
 namespace denpex::core {
 namespace {
 
+// The user's files in memory: the frame's file by its path, and files named to be fixed.
 class MemorySources : public SourceProvider {
  public:
   std::map<std::string, std::string> files;
-  std::optional<SourceFile> open(const std::string& path) override {
+  std::vector<std::string> named;
+  OpenedSource open(const std::string& path) override {
     auto it = files.find(path);
-    if (it == files.end()) return std::nullopt;
-    return SourceFile{path, it->second, std::nullopt};
+    if (it == files.end()) return {std::nullopt, path + " was not found"};
+    return {SourceFile{path, it->second, std::nullopt}, {}};
   }
-  std::vector<std::string> candidates() override {
-    std::vector<std::string> out;
-    for (const auto& [k, v] : files) out.push_back(k);
+  std::vector<SourceFile> namedFiles() override {
+    std::vector<SourceFile> out;
+    for (const auto& n : named) out.push_back({n, files.at(n), std::nullopt});
     return out;
   }
 };
@@ -26,7 +28,7 @@ class MemorySources : public SourceProvider {
 class FixPlannerTest : public ::testing::Test {
  protected:
   FixPlannerTest() {
-    rules_.add(builtinRuleSources());
+    rules_.add(builtinRuleSources(), RuleOrigin::kShipped);
     finding_.rule = nullptr;
     for (const auto& r : rules_.rules())
       if (r->id == "adamw-eps-fp16-underflow") finding_.rule = r;
@@ -35,6 +37,7 @@ class FixPlannerTest : public ::testing::Test {
   std::string fixed(const std::string& path, const std::string& text, std::vector<FixPlan>* plansOut = nullptr) {
     MemorySources src;
     src.files[path] = text;
+    src.named = {path};
     auto plans = planFixes(finding_, src);
     if (plansOut) *plansOut = plans;
     std::vector<TextEdit> edits;
@@ -49,47 +52,57 @@ class FixPlannerTest : public ::testing::Test {
 
 TEST_F(FixPlannerTest, InsertsEpsIntoASingleLineCall) {
   std::vector<FixPlan> plans;
-  EXPECT_EQ(fixed("train.py", "opt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n", &plans),
-            "opt = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n");
+  EXPECT_EQ(fixed("train.py", "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n", &plans),
+            "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n");
   ASSERT_EQ(plans.size(), 1u);
-  EXPECT_EQ(plans[0].title, "Set eps=1e-5 in torch.optim.AdamW(...) (train.py:1)");
-  EXPECT_EQ(plans[0].line, 1);
+  EXPECT_EQ(plans[0].title, "Set eps=1e-5 in torch.optim.AdamW(...) (train.py:2)");
+  EXPECT_EQ(plans[0].line, 2);
 }
 
 TEST_F(FixPlannerTest, ReplacesAnUnsafeEps) {
-  EXPECT_EQ(fixed("t.py", "opt = AdamW(params, lr=1e-3, eps=1e-8)\n"), "opt = AdamW(params, lr=1e-3, eps=1e-5)\n");
-  EXPECT_EQ(fixed("t.py", "opt = optim.Adam(params, 1e-3, (0.9, 0.999), 1e-08)\n"),
-            "opt = optim.Adam(params, 1e-3, (0.9, 0.999), 1e-5)\n");
+  std::vector<FixPlan> plans;
+  EXPECT_EQ(fixed("t.py", "from torch.optim import AdamW\nopt = AdamW(params, lr=1e-3, eps=1e-8)\n", &plans),
+            "from torch.optim import AdamW\nopt = AdamW(params, lr=1e-3, eps=1e-5)\n");
+  ASSERT_EQ(plans.size(), 1u);
+  // The title is written from the edit, with the value it replaces.
+  EXPECT_EQ(plans[0].title, "Set eps=1e-5 in AdamW(...), was 1e-8 (t.py:2)");
+  EXPECT_EQ(fixed("t.py", "import torch.optim as optim\nopt = optim.Adam(params, 1e-3, (0.9, 0.999), 1e-08)\n"),
+            "import torch.optim as optim\nopt = optim.Adam(params, 1e-3, (0.9, 0.999), 1e-5)\n");
 }
 
 TEST_F(FixPlannerTest, LeavesASafeEpsAlone) {
   std::vector<FixPlan> plans;
-  std::string src = "opt = AdamW(params, eps=1e-4)\n";
+  std::string src = "from torch.optim import AdamW\nopt = AdamW(params, eps=1e-4)\n";
   EXPECT_EQ(fixed("t.py", src, &plans), src);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_FALSE(plans[0].applicable);
   EXPECT_TRUE(plans[0].alreadySafe);
   // Running the fix on its own output changes nothing (idempotent).
-  std::string once = fixed("t.py", "opt = AdamW(params)\n");
+  std::string once = fixed("t.py", "from torch.optim import AdamW\nopt = AdamW(params)\n");
+  EXPECT_NE(once.find("eps=1e-5"), std::string::npos);
   EXPECT_EQ(fixed("t.py", once), once);
 }
 
 TEST_F(FixPlannerTest, MultilineCallsKeepTheirStyle) {
   EXPECT_EQ(fixed("t.py",
+                  "import torch\n"
                   "opt = torch.optim.AdamW(\n"
                   "    model.parameters(),\n"
                   "    lr=1e-3,  # peak learning rate\n"
                   ")\n"),
+            "import torch\n"
             "opt = torch.optim.AdamW(\n"
             "    model.parameters(),\n"
             "    lr=1e-3,  # peak learning rate\n"
             "    eps=1e-5,\n"
             ")\n");
   EXPECT_EQ(fixed("t.py",
+                  "from torch.optim import AdamW\n"
                   "opt = AdamW(\n"
                   "    params,\n"
                   "    lr=1e-3  # no trailing comma\n"
                   ")\n"),
+            "from torch.optim import AdamW\n"
             "opt = AdamW(\n"
             "    params,\n"
             "    lr=1e-3,  # no trailing comma\n"
@@ -99,7 +112,7 @@ TEST_F(FixPlannerTest, MultilineCallsKeepTheirStyle) {
 
 TEST_F(FixPlannerTest, NonLiteralAndKwargsGetAReasonNotAnEdit) {
   std::vector<FixPlan> plans;
-  fixed("t.py", "opt = AdamW(params, eps=args.eps)\nopt2 = AdamW(params, **cfg)\n", &plans);
+  fixed("t.py", "from torch.optim import AdamW\nopt = AdamW(params, eps=args.eps)\nopt2 = AdamW(params, **cfg)\n", &plans);
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_FALSE(plans[0].applicable);
   EXPECT_NE(plans[0].reason.find("args.eps"), std::string::npos);
@@ -108,10 +121,10 @@ TEST_F(FixPlannerTest, NonLiteralAndKwargsGetAReasonNotAnEdit) {
 }
 
 TEST_F(FixPlannerTest, TrainingArguments) {
-  EXPECT_EQ(fixed("hf.py", "args = TrainingArguments(output_dir='out', fp16=True)\n"),
-            "args = TrainingArguments(output_dir='out', fp16=True, adam_epsilon=1e-5)\n");
-  EXPECT_EQ(fixed("hf.py", "args = transformers.TrainingArguments(fp16=True, adam_epsilon=1e-8)\n"),
-            "args = transformers.TrainingArguments(fp16=True, adam_epsilon=1e-5)\n");
+  EXPECT_EQ(fixed("hf.py", "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='out', fp16=True)\n"),
+            "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='out', fp16=True, adam_epsilon=1e-5)\n");
+  EXPECT_EQ(fixed("hf.py", "import transformers\nargs = transformers.TrainingArguments(fp16=True, adam_epsilon=1e-8)\n"),
+            "import transformers\nargs = transformers.TrainingArguments(fp16=True, adam_epsilon=1e-5)\n");
 }
 
 TEST_F(FixPlannerTest, DeepSpeedJsonConfig) {
@@ -129,15 +142,78 @@ TEST_F(FixPlannerTest, DeepSpeedJsonConfig) {
   EXPECT_EQ(fixed("ds.json", sgd), sgd);
 }
 
-TEST_F(FixPlannerTest, TheTracebackFileComesFirst) {
+TEST_F(FixPlannerTest, OnlyTheTracebackFileIsEdited) {
   MemorySources src;
-  src.files["/w/other.py"] = "o = AdamW(p)\n";
+  src.files["/w/other.py"] = "from torch.optim import AdamW\no = AdamW(p)\n";
   src.files["/w/train.py"] = "import torch\n\n\nopt = torch.optim.AdamW(p)\n";
   finding_.userFrame = Frame{"/w/train.py", 50, "<module>", 0, 0, true};
   auto plans = planFixes(finding_, src);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].path, "/w/train.py");
   EXPECT_EQ(plans[0].line, 4);
+}
+
+TEST_F(FixPlannerTest, NoFrameAndNoNamedFileMeansNoEdit) {
+  // The log names none of the user's files: the planner never looks for look-alike calls.
+  MemorySources src;
+  src.files["/w/train.py"] = "import torch\nopt = torch.optim.AdamW(p)\n";
+  EXPECT_TRUE(planFixes(finding_, src).empty());
+}
+
+TEST_F(FixPlannerTest, AFrameFileThatCannotBeFoundIsSaid) {
+  MemorySources src;
+  finding_.userFrame = Frame{"/elsewhere/train.py", 5, "<module>", 0, 0, true};
+  auto plans = planFixes(finding_, src);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_FALSE(plans[0].applicable);
+  EXPECT_EQ(plans[0].reason, "/elsewhere/train.py was not found");
+}
+
+TEST_F(FixPlannerTest, CallsAreEditedOnlyWhenTheImportsMakeThemTorch) {
+  std::vector<FixPlan> plans;
+  // Keras' Adam takes `epsilon`, not `eps`: never edited.
+  std::string keras = "import tensorflow as tf\nopt = tf.keras.optimizers.Adam(learning_rate=1e-3)\n";
+  EXPECT_EQ(fixed("k.py", keras, &plans), keras);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_FALSE(plans[0].applicable);
+  EXPECT_EQ(plans[0].reason, "tf.keras.optimizers.Adam(...) is tensorflow.keras.optimizers.Adam, not torch.optim.AdamW, torch.optim.Adam, torch.optim.adamw.AdamW, ...: not edited");
+  // The project's own Adam.
+  std::string own = "class Adam:\n    def __init__(self, n): pass\nopt = Adam(3)\n";
+  EXPECT_EQ(fixed("own.py", own), own);
+  std::string fromLib = "from mylib.optim import Adam\nopt = Adam(3)\n";
+  EXPECT_EQ(fixed("lib.py", fromLib), fromLib);
+  // A name with no import at all (a builtin, or defined elsewhere) is not torch's either.
+  std::string bare = "opt = AdamW(params)\n";
+  EXPECT_EQ(fixed("bare.py", bare), bare);
+  // The forms torch's optimizers are imported under are all recognised.
+  EXPECT_NE(fixed("a.py", "from torch import optim\no = optim.AdamW(p)\n").find("eps=1e-5"), std::string::npos);
+  EXPECT_NE(fixed("b.py", "from torch.optim import AdamW as AW\no = AW(p)\n").find("eps=1e-5"), std::string::npos);
+  EXPECT_NE(fixed("c.py", "import torch.optim\no = torch.optim.Adam(p)\n").find("eps=1e-5"), std::string::npos);
+  EXPECT_NE(fixed("d.py", "from torch.optim import (\n    SGD,\n    AdamW,\n)\no = AdamW(p)\n").find("eps=1e-5"), std::string::npos);
+  EXPECT_NE(fixed("e.py", "try:\n    from torch.optim import AdamW\nexcept ImportError:\n    raise\no = AdamW(p)\n").find("eps=1e-5"),
+            std::string::npos);
+  // Bound to two different things: not edited.
+  std::string twice = "from torch.optim import AdamW\nfrom apex.optimizers import FusedAdam as AdamW\no = AdamW(p)\n";
+  EXPECT_EQ(fixed("f.py", twice), twice);
+}
+
+TEST_F(FixPlannerTest, FilesOutsideTheProjectAreMarked) {
+  MemorySources src;
+  src.files["/far/train.py"] = "import torch\nopt = torch.optim.AdamW(p)\n";
+  class Outside : public MemorySources {
+   public:
+    OpenedSource open(const std::string& path) override {
+      auto o = MemorySources::open(path);
+      if (o.file) o.file->outside = true;
+      return o;
+    }
+  } outside;
+  outside.files = src.files;
+  finding_.userFrame = Frame{"/far/train.py", 2, "<module>", 0, 0, true};
+  auto plans = planFixes(finding_, outside);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_TRUE(plans[0].applicable);
+  EXPECT_TRUE(plans[0].outside);
 }
 
 TEST(FixPlanner, BooleanSettingsAreReplacedOrLeftAlone) {
@@ -151,23 +227,26 @@ signals:
 condition: s
 edits:
   - kind: python-keyword
-    callees: [DistributedDataParallel, DDP]
+    callees: [torch.nn.parallel.DistributedDataParallel]
     keyword: find_unused_parameters
-    value: "True"
+    type: bool
+    value: true
 )"}});
   Finding f;
   f.rule = rules.rules().front();
   class One : public SourceProvider {
    public:
     std::string text;
-    std::optional<SourceFile> open(const std::string& p) override { return SourceFile{p, text, std::nullopt}; }
-    std::vector<std::string> candidates() override { return {"m.py"}; }
+    OpenedSource open(const std::string&) override { return {}; }
+    std::vector<SourceFile> namedFiles() override { return {{"m.py", text, std::nullopt}}; }
   } src;
-  src.text = "m = DDP(model, find_unused_parameters=False)\n";
+  const std::string imports = "from torch.nn.parallel import DistributedDataParallel as DDP\n";
+  src.text = imports + "m = DDP(model, find_unused_parameters=False)\n";
   auto plans = planFixes(f, src);
   ASSERT_EQ(plans.size(), 1u);
-  EXPECT_EQ(applyEdits(src.text, plans[0].edits), "m = DDP(model, find_unused_parameters=True)\n");
-  src.text = "m = DDP(model, find_unused_parameters=True)\n";
+  EXPECT_EQ(plans[0].title, "Set find_unused_parameters=True in DDP(...), was False (m.py:2)");
+  EXPECT_EQ(applyEdits(src.text, plans[0].edits), imports + "m = DDP(model, find_unused_parameters=True)\n");
+  src.text = imports + "m = DDP(model, find_unused_parameters=True)\n";
   plans = planFixes(f, src);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_TRUE(plans[0].alreadySafe);

@@ -1,5 +1,5 @@
 // The one frame resolver: absolute paths, paths relative to a root, and trailing components of
-// a path recorded elsewhere, with ties going to the shallowest file.
+// a path recorded elsewhere; a tie that the whole path below a root does not settle is ambiguous.
 #include "io/frame_resolver.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ TEST_F(FrameResolverTest, AbsoluteAndRelativePathsThatExist) {
   EXPECT_EQ(r.resolve("tools/eval.py"), abs("tools/eval.py"));
 }
 
-TEST_F(FrameResolverTest, TrailingComponentsWithTiesToTheShallowestFile) {
+TEST_F(FrameResolverTest, TrailingComponentsWithTiesToTheFileWhosePathMatchesWhole) {
   io::FrameResolver r({dir_});
   EXPECT_EQ(r.resolve("/home/a/proj/train.py"), abs("train.py"));
   EXPECT_EQ(r.resolve("/home/a/proj/src/train.py"), abs("src/train.py"));
@@ -36,6 +36,35 @@ TEST_F(FrameResolverTest, TrailingComponentsWithTiesToTheShallowestFile) {
   EXPECT_EQ(r.resolve("/home/a/proj/eval.py"), abs("tools/eval.py"));
   EXPECT_FALSE(r.resolve("/home/a/proj/missing.py"));
   EXPECT_FALSE(r.resolve(""));
+}
+
+TEST_F(FrameResolverTest, AnAmbiguousBaseNameIsNoFileWithTheCandidatesNamed) {
+  fs::remove(dir_ / "train.py");
+  io::FrameResolver r({dir_});
+  // src/train.py, src/model/train.py: either could be /cluster/home/u/train.py.
+  auto res = r.resolveFrame("/cluster/home/u/train.py");
+  EXPECT_FALSE(res.file);
+  EXPECT_EQ(res.candidates, (std::vector<fs::path>{abs("src/model/train.py"), abs("src/train.py")}));
+  EXPECT_FALSE(r.resolve("/cluster/home/u/train.py"));
+  // One more component settles it.
+  EXPECT_EQ(r.resolve("/cluster/home/u/model/train.py"), abs("src/model/train.py"));
+}
+
+TEST_F(FrameResolverTest, InsideMeansBelowARootWithLinksFollowed) {
+  fs::path elsewhere = fs::absolute(dir_.string() + "-far");
+  writeAll(elsewhere / "far.py", "x = 1\n");
+  fs::create_directory_symlink(elsewhere, dir_ / "linked");
+  io::FrameResolver r({dir_});
+  EXPECT_TRUE(r.resolveFrame("src/train.py").inside);
+  auto far = r.resolveFrame((elsewhere / "far.py").string());
+  ASSERT_TRUE(far.file);
+  EXPECT_FALSE(far.inside);
+  // Below the root by its name, elsewhere once the link is followed.
+  EXPECT_FALSE(r.isInside(dir_ / "linked" / "far.py"));
+  auto up = r.resolveFrame("../" + elsewhere.filename().string() + "/far.py");
+  ASSERT_TRUE(up.file);
+  EXPECT_FALSE(up.inside);
+  fs::remove_all(elsewhere);
 }
 
 TEST_F(FrameResolverTest, SkipsVirtualEnvironmentsAndBuildOutput) {

@@ -98,14 +98,106 @@ TEST(RuleLoader, OneBadFileDoesNotStopTheOthers) {
   EXPECT_EQ(set.rules().size(), 1u);
 }
 
-TEST(RuleLoader, LaterRulesOverrideByIdentifier) {
+TEST(RuleLoader, AUserRuleReplacesAShippedRuleOnlyWhenItSaysSo) {
   RuleSet set;
-  set.add({{"a.yaml", kGood}});
+  ASSERT_TRUE(set.add({{"<builtin>/t/my-rule.yaml", kGood}}, RuleOrigin::kShipped).empty());
   std::string other = kGood;
   other.replace(other.find("My rule"), 7, "Override");
-  set.add({{"user/my-rule.yaml", other}});
+  // The shipped id taken silently: an error, and the shipped rule stays.
+  auto errors = set.add({{"user/my-rule.yaml", other}}, RuleOrigin::kUser);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message,
+            "rule id 'my-rule' is a shipped rule's: a user rule replaces it only when it says so with 'overrides: my-rule'; "
+            "this file is skipped");
+  EXPECT_EQ(set.find("my-rule")->title, "My rule");
+  // Said explicitly: it replaces the shipped rule, in place, and that is on record.
+  std::string explicitOverride = other + "overrides: my-rule\n";
+  EXPECT_TRUE(set.add({{"user/my-rule.yaml", explicitOverride}}, RuleOrigin::kUser).empty());
   ASSERT_EQ(set.rules().size(), 1u);
   EXPECT_EQ(set.find("my-rule")->title, "Override");
+  ASSERT_EQ(set.overridden().size(), 1u);
+  EXPECT_EQ(set.overridden()[0], "my-rule (by user/my-rule.yaml)");
+  // A second override of the same rule, or an override of a rule that does not exist: errors.
+  errors = set.add({{"more/my-rule.yaml", explicitOverride}}, RuleOrigin::kUser);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "'my-rule' is already overridden by user/my-rule.yaml; this file is skipped");
+  std::string nothing = kGood;
+  nothing.replace(nothing.find("id: my-rule"), 11, "id: mine") ;
+  errors = set.add({{"user/mine.yaml", nothing + "overrides: no-such-rule\n"}}, RuleOrigin::kUser);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "'overrides: no-such-rule' names no shipped rule; this file is skipped");
+}
+
+TEST(RuleLoader, TwoUserRulesWithOneIdAreAnErrorAcrossFolders) {
+  RuleSet set;
+  std::string other = kGood;
+  other.replace(other.find("My rule"), 7, "Second");
+  EXPECT_TRUE(set.add({{"team/my-rule.yaml", kGood}}, RuleOrigin::kUser).empty());
+  auto errors = set.add({{"mine/my-rule.yaml", other}}, RuleOrigin::kUser);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "duplicate rule id 'my-rule' (also defined in team/my-rule.yaml); this file is skipped");
+  EXPECT_EQ(set.find("my-rule")->title, "My rule");
+}
+
+// An edit as a rule file states it; `fields` is spliced into a python-keyword edit of kGood.
+std::vector<RuleError> editErrors(const std::string& fields) {
+  std::string text = std::string(kGood) + "edits:\n  - kind: python-keyword\n    callees: [torch.optim.AdamW]\n    keyword: eps\n" + fields;
+  std::vector<RuleError> errors;
+  parseRule({"r.yaml", text}, errors);
+  return errors;
+}
+
+TEST(RuleLoader, AnEditsValueMustHaveItsDeclaredTypeAndRange) {
+  EXPECT_TRUE(editErrors("    type: float\n    value: 1e-5\n    range: [1e-6, 1e-3]\n    min_safe: 1e-5\n").empty());
+  EXPECT_TRUE(editErrors("    type: bool\n    value: true\n").empty());
+  EXPECT_TRUE(editErrors("    type: int\n    value: 8\n    range: [1, 64]\n").empty());
+  struct Case {
+    std::string fields, message;
+  } cases[] = {
+      // The planted-code repro: any text as the value.
+      {"    type: float\n    value: '(__import__(\"os\").system(\"touch /tmp/PWNED\") and 1e-5) or 1e-5'\n    range: [1e-6, 1e-3]\n",
+       "value '(__import__(\"os\").system(\"touch /tmp/PWNED\") and 1e-5) or 1e-5' is not a float literal (e.g. 1e-5)"},
+      {"    value: 1e-5\n", "an edit needs 'type' (float, int or bool): the kind of value it writes"},
+      {"    type: str\n    value: x\n", "edit type must be float, int or bool, not 'str'"},
+      {"    type: float\n    value: 1e-5\n", "a float edit needs 'range: [min, max]': the values it may write"},
+      {"    type: float\n    value: 1.0\n    range: [1e-6, 1e-3]\n", "value 1.0 is outside the edit's range [1e-6, 1e-3]"},
+      {"    type: int\n    value: 1.5\n    range: [1, 9]\n", "value '1.5' is not an integer literal"},
+      {"    type: bool\n    value: 'True or os.system(1)'\n", "a bool edit's value must be true or false, not 'True or os.system(1)'"},
+      {"    type: float\n    value: 1e-5\n    range: [1e-3, 1e-6]\n", "'range' must be [min, max] with min <= max"},
+  };
+  for (const auto& c : cases) {
+    auto errors = editErrors(c.fields);
+    ASSERT_EQ(errors.size(), 1u) << c.fields;
+    EXPECT_EQ(errors[0].message, c.message);
+  }
+}
+
+TEST(RuleLoader, AnEditsNamesAreNamesNotCode) {
+  auto one = [](const std::string& edit) {
+    std::vector<RuleError> errors;
+    parseRule({"r.yaml", std::string(kGood) + "edits:\n" + edit}, errors);
+    return errors.empty() ? std::string() : errors[0].message;
+  };
+  const std::string value = "    type: float\n    value: 1e-5\n    range: [1e-6, 1e-3]\n";
+  EXPECT_EQ(one("  - kind: python-keyword\n    callees: [AdamW]\n    keyword: eps\n" + value),
+            "callee 'AdamW' must be a fully qualified name (torch.optim.AdamW): calls are matched through the file's imports");
+  EXPECT_EQ(one("  - kind: python-keyword\n    callees: [torch.optim.AdamW]\n    keyword: 'eps=os.system(1),x'\n" + value),
+            "keyword 'eps=os.system(1),x' is not a Python parameter name");
+  EXPECT_EQ(one("  - kind: python-keyword\n    callees: [torch.optim.AdamW]\n    keyword: lambda\n" + value),
+            "keyword 'lambda' is not a Python parameter name");
+  EXPECT_EQ(one("  - kind: json-key\n    path: 'a.\"b'\n" + value), "path 'a.\"b' must be dotted keys of letters, digits, '_' and '-'");
+  EXPECT_EQ(one("  - kind: json-key\n    path: a.b\n    keyword: eps\n" + value),
+            "'callees', 'keyword' and 'position' belong to python-keyword edits");
+}
+
+TEST(RuleLoader, AnEditTitleIsIgnoredWithAWarning) {
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"r.yaml", std::string(kGood) + "edits:\n  - kind: python-keyword\n    callees: [torch.optim.AdamW]\n    keyword: eps\n"
+                                           "    type: float\n    value: 1e-5\n    range: [1e-6, 1e-3]\n    title: Set eps=1e-5\n"},
+                        errors);
+  ASSERT_TRUE(rule.ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "an edit's 'title' is ignored: a fix's title is written from what it sets");
 }
 
 TEST(RuleLoader, DuplicateIdsInOneLoadAreErrors) {
@@ -136,7 +228,7 @@ TEST(RuleLoader, LintWantsExamplesAndKnowledge) {
 
 TEST(RuleLoader, ShippedRulesLoadCleanly) {
   RuleSet set;
-  auto errors = set.add(builtinRuleSources());
+  auto errors = set.add(builtinRuleSources(), RuleOrigin::kShipped);
   for (const auto& e : errors) ADD_FAILURE() << e.format();
   EXPECT_GE(set.rules().size(), 5u);
   for (const char* id : {"adamw-eps-fp16-underflow", "gradient-explosion", "fp16-loss-scale-collapse",

@@ -27,9 +27,19 @@ export function parseConfig(get: ConfigReader): { config: DenpexConfig; problems
   };
 }
 
-/** What the server reads as initializationOptions / didChangeConfiguration settings. */
+/** What the server reads as didChangeConfiguration settings. */
 export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean } {
   return { rules: config.rules, autoDiagnose: config.autoDiagnose };
+}
+
+/**
+ * What the server reads as initializationOptions: the settings, and whether the user trusts the
+ * workspace (VS Code's workspace trust). Only then does the server load the workspace's
+ * `.denpex/rules` and the `denpex.rules` folders: rules are code. The server takes the trust flag
+ * from here only, never from a settings change, which a workspace can write.
+ */
+export function initializationOptions(config: DenpexConfig, trusted: boolean): { rules: string[]; autoDiagnose: boolean; trustedWorkspace: boolean } {
+  return { ...serverSettings(config), trustedWorkspace: trusted };
 }
 
 /** The bundled binary for this platform, inside the extension folder. */

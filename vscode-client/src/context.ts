@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
 import { readConfig } from './config';
-import { bundledServerPath, serverSettings } from './config_values';
+import { bundledServerPath, initializationOptions } from './config_values';
 import { checkReport, Commands, DiagnoseArgs, Report } from './protocol';
 
 export class DenpexContext implements vscode.Disposable {
@@ -21,6 +21,8 @@ export class DenpexContext implements vscode.Disposable {
     this.setStatus('starting');
     this.status.show();
     this.subscribe(this.output, this.status);
+    // Trust granted later: start again, so the server loads the workspace's rules.
+    this.subscribe(vscode.workspace.onDidGrantWorkspaceTrust(() => { if (this.client) void this.restart(); }));
   }
 
   subscribe(...items: vscode.Disposable[]): void { this.disposables.push(...items); }
@@ -57,7 +59,7 @@ export class DenpexContext implements vscode.Disposable {
         documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
         outputChannel: this.output,
         traceOutputChannel: trace,
-        initializationOptions: serverSettings(config),
+        initializationOptions: initializationOptions(config, vscode.workspace.isTrusted),
         synchronize: { configurationSection: 'denpex' },
       },
     );
