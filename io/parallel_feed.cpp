@@ -85,6 +85,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         const core::ParsedLine* before = block->previous ? &*block->previous : nullptr;
         if (!before && block->hasBefore) {
           core::parseLineInto(block->before, source, block->firstLine - 1, beforeLine);
+          core::maskLineSecrets(beforeLine);  // as it was when its own block read it
           if (beforeLine.rank < 0) beforeLine.rank = defaultRank;
           if (!beforeLine.message().empty()) before = &beforeLine;
         }
@@ -165,7 +166,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
 }  // namespace
 
 LazyPrefilter::LazyPrefilter(const core::Matcher& matcher) : matcher_(matcher) {
-  value_ = core::Prefilter::load(matcher, core::LauncherTracker::phrases(), core::builtinPrefilter());
+  value_ = core::Prefilter::load(matcher, core::lineLiterals(), core::builtinPrefilter());
   ready_.store(value_.get(), std::memory_order_release);
 }
 

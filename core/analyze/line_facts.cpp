@@ -7,17 +7,28 @@
 
 #include "core/base/text.h"
 #include "core/parse/launcher.h"
+#include "core/parse/secrets.h"
 #include "core/parse/traceback.h"
 
 namespace denpex::core {
 
 // `prev` is long, and `next` starts no record of its own (no timestamp, no other rank's prefix,
 // no traceback line, not the same kind of record as `prev`: "step 12 | loss ..." twice).
+const std::vector<PrefilterLiteral>& lineLiterals() {
+  static const std::vector<PrefilterLiteral> kLiterals = [] {
+    std::vector<PrefilterLiteral> out;
+    for (auto p : LauncherTracker::phrases()) out.push_back({p, false});
+    for (auto t : secretTriggers()) out.push_back({t, true});
+    return out;
+  }();
+  return kLiterals;
+}
+
 std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher, std::string_view saved, bool portable) {
   if (!saved.empty()) {
-    if (auto loaded = Prefilter::load(matcher, LauncherTracker::phrases(), saved)) return loaded;
+    if (auto loaded = Prefilter::load(matcher, lineLiterals(), saved)) return loaded;
   }
-  return std::make_unique<Prefilter>(matcher, LauncherTracker::phrases(), portable);
+  return std::make_unique<Prefilter>(matcher, lineLiterals(), portable);
 }
 
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next) {
@@ -89,6 +100,45 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
 
 namespace {
 
+// Masks the secrets of the lines, and of the joined texts of wrapped lines (in the arena, in
+// place: masking keeps lengths). With `found` (a prefilter pass that looked for
+// secretTriggers()), only the texts it flagged are looked at closely; without, every one is.
+// `before` is the line before the first (already masked when it was analysed).
+void maskSecretsOf(std::vector<LineFacts>& out, const ParsedLine* before, std::vector<std::string_view>& texts,
+                   const std::vector<size_t>& ownAt, const std::vector<size_t>& joinedAt, const Prefilter::Candidates* found,
+                   int patternCount) {
+  thread_local std::vector<uint8_t> flagged;
+  flagged.assign(texts.size(), found ? 0 : 1);
+  if (found) {
+    const int firstTrigger = patternCount + static_cast<int>(LauncherTracker::phrases().size());
+    for (const auto& [t, id] : found->hits)
+      if (id >= firstTrigger) flagged[t] = 1;
+    for (size_t t = 0; t < texts.size(); ++t) flagged[t] |= found->all[t];
+  }
+  std::vector<bool> masked(out.size(), false);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!flagged[ownAt[i]] || !maskLineSecrets(out[i].line)) continue;
+    masked[i] = true;
+    texts[ownAt[i]] = out[i].line.message();
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    size_t j = joinedAt[i];
+    if (j == SIZE_MAX) continue;
+    bool prevMasked = i > 0 && masked[i - 1];
+    if (!flagged[j] && !masked[i] && !prevMasked) continue;
+    // The joined text is the line before's message then this one's: the masked bytes of both,
+    // then whatever crosses the break.
+    char* at = const_cast<char*>(texts[j].data());  // the thread's own arena
+    std::string_view prev = i > 0 ? out[i - 1].line.message() : (before ? before->message() : std::string_view());
+    std::string_view self = out[i].line.message();
+    if (prev.size() + self.size() != texts[j].size()) continue;  // cannot happen: the arena holds exactly these
+    std::copy(prev.begin(), prev.end(), at);
+    std::copy(self.begin(), self.end(), at + prev.size());
+    std::string joined(texts[j]);
+    if (maskSecrets(joined)) std::copy(joined.begin(), joined.end(), at);
+  }
+}
+
 // Everything after the parse, for parsed lines whose first one follows `before`: pattern hits
 // (candidates from one prefilter pass over all of them, when there is a prefilter), hits across
 // a wrapped line, the launcher's interest, metrics. The serial path and the parallel one share it.
@@ -130,9 +180,12 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
   bool filtered = prefilter && scratch;
   if (filtered) prefilter->candidates(texts, *scratch, found);
   const int patternCount = static_cast<int>(matcher.patternCount());
-  // The launcher's phrases come from the same pass when the prefilter was made for it.
-  const bool phrasesScanned = filtered && prefilter->literalCount() == LauncherTracker::phrases().size() &&
-                              prefilter->residualLiterals() == 0;
+  // The launcher's phrases and the secrets' words come from the same pass when the prefilter was
+  // made for them.
+  const bool literalsScanned = filtered && prefilter->literalCount() == lineLiterals().size() && prefilter->residualLiterals() == 0;
+  const bool phrasesScanned = literalsScanned;
+  const int firstTrigger = patternCount + static_cast<int>(LauncherTracker::phrases().size());
+  maskSecretsOf(out, before, texts, ownAt, joinedAt, literalsScanned ? &found : nullptr, patternCount);
   size_t cursor = 0;  // into found.hits, which is sorted by text; texts are visited in order
   bool phraseSeen = false;  // in the text last matched
   auto match = [&](size_t t, std::string_view s, std::vector<Matcher::Hit>& hits) {
@@ -148,7 +201,7 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
     for (; cursor < found.hits.size() && found.hits[cursor].first == t; ++cursor) {
       int id = found.hits[cursor].second;
       if (id < patternCount) patterns.push_back(id);
-      else phraseSeen = true;
+      else if (id < firstTrigger) phraseSeen = true;
     }
     if (!prefilter->residual().empty()) {
       patterns.insert(patterns.end(), prefilter->residual().begin(), prefilter->residual().end());
@@ -168,6 +221,7 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
       hits.clear();
       match(joinedAt[i], texts[joinedAt[i]], hits);
       keepWrapped(hits, *previousOf(i), f.line, f);
+      for (auto& w : f.wrapped) maskSecrets(w.shown);  // a secret cut in two by the wrap
     }
     f.metrics = extractMetrics(message);
   }

@@ -38,6 +38,8 @@ struct LineFacts {
 LineFacts analyzeLine(const Matcher& matcher, std::string_view raw, uint32_t source, uint64_t lineNo,
                       int defaultRank, const ParsedLine* previous);
 
+// Every line's clean text has its secrets masked (see secrets.h) before it is matched or kept.
+//
 // The facts of every line of `text`, into `out` (whose elements' memory is reused), which starts at a line start in input `source` and whose
 // first line is number `firstLineNo`. A last line without '\n' counts (the end of an input).
 // `before` is the line before the first one in the same input when it had a message (else null).
@@ -47,8 +49,12 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
                   const ParsedLine* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
                   Prefilter::Scratch* scratch = nullptr);
 
-// The prefilter analyzeLines works best with: the matcher's patterns, and the launcher's phrases
-// (so that one pass also tells which lines the launcher must read). Loaded from `saved` (one
+// What the line prefilter looks for besides the patterns: the launcher's phrases (so that one pass
+// also tells which lines the launcher must read), then the words secrets come with (so that it
+// also tells which lines to mask: secretTriggers(), without case).
+const std::vector<PrefilterLiteral>& lineLiterals();
+
+// The prefilter analyzeLines works best with: the matcher's patterns and lineLiterals(). Loaded from `saved` (one
 // saved at build time for the shipped rules) when that was made for these patterns, else
 // compiled; `portable` as in Prefilter's constructor.
 std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher, std::string_view saved = {}, bool portable = false);

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "core/base/text.h"
+#include "core/parse/secrets.h"
 #include "core/parse/timestamp.h"
 
 namespace denpex::core {
@@ -226,6 +227,15 @@ void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, Parse
       out.bodyBegin = q + b;
     }
   }
+}
+
+bool maskLineSecrets(ParsedLine& line) {
+  if (!mayHoldSecret(line.clean.text)) return false;
+  std::string text(line.clean.text);
+  if (!maskSecrets(text)) return false;
+  line.clean.owned = std::move(text);
+  line.clean.text = line.clean.owned;
+  return true;
 }
 
 }  // namespace denpex::core

@@ -39,4 +39,9 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo);
 // so `out` is valid while `raw` is. A copy of it owns its bytes.
 void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, ParsedLine& out);
 
+// Masks the secrets in the line's clean text (see secrets.h), keeping its length, so offsets and
+// the mapping to raw columns stay right; the line then owns its text. Returns whether anything
+// was masked.
+bool maskLineSecrets(ParsedLine& line);
+
 }  // namespace denpex::core

@@ -7,6 +7,9 @@
 namespace denpex::core {
 
 using render_detail::indent;
+using render_detail::mdCode;
+using render_detail::mdFence;
+using render_detail::mdText;
 using render_detail::sortedEvidence;
 using render_detail::sourceName;
 using render_detail::trimEnd;
@@ -68,37 +71,47 @@ std::string explainMarkdown(const Rule& r) {
   return trimEnd(out) + "\n";
 }
 
+namespace {
+
+// The verdict, with what came from the log (an unrecognised exception's type and message) inert.
+std::string verdictMarkdown(const Finding& f) {
+  if (!f.rule->fallback) return f.rule->title;
+  std::string what = f.exceptionType + (f.exceptionMessage.empty() ? "" : ": " + f.exceptionMessage);
+  return "Unrecognized failure: " + mdCode(what);
+}
+
+}  // namespace
+
 std::string rankTableMarkdown(const Incident& inc) {
   if (inc.empty()) return "";
-  std::string out = inc.initiatingRank ? "**Rank " + std::to_string(*inc.initiatingRank) + " failed first** (" + inc.initiatingReason + ")\n\n"
+  std::string out = inc.initiatingRank ? "**Rank " + std::to_string(*inc.initiatingRank) + " failed first** (" + mdText(inc.initiatingReason) + ")\n\n"
                                        : "**No initiating rank found**\n\n";
   out += "| rank | host | role | time | first failure |\n| --- | --- | --- | --- | --- |\n";
   for (const auto& rr : inc.ranks) {
     std::string failure = rr.title.empty() ? "-" : rr.title;
     if (rr.role == "collateral" || rr.role == "independent") failure += " (" + rr.reason + ")";
-    std::replace(failure.begin(), failure.end(), '|', '/');
-    out += "| " + std::to_string(rr.rank) + " | " + (rr.host.empty() ? "-" : rr.host) + " | " + rr.role + " | " +
-           (rr.time.empty() ? "-" : rr.time) + " | " + failure + " |\n";
+    out += "| " + std::to_string(rr.rank) + " | " + (rr.host.empty() ? "-" : mdText(rr.host)) + " | " + rr.role + " | " +
+           (rr.time.empty() ? "-" : mdText(rr.time)) + " | " + mdText(failure) + " |\n";
   }
-  if (!inc.launcherNote.empty()) out += "\n" + inc.launcherNote + "\n";
+  if (!inc.launcherNote.empty()) out += "\n" + mdText(inc.launcherNote) + "\n";
   return out;
 }
 
 std::string hoverMarkdown(const Diagnosis& d, size_t finding) {
   const Finding& f = d.findings[finding];
   const Rule& r = *f.rule;
-  std::string out = "### " + verdict(f) + "\n\n`" + r.id + "` · " + (d.initiating(finding) ? "initiating failure" : toString(d.role(finding)));
+  std::string out = "### " + verdictMarkdown(f) + "\n\n`" + r.id + "` · " + (d.initiating(finding) ? "initiating failure" : toString(d.role(finding)));
   if (!f.ranks.empty()) out += " · rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + ranksText(f.ranks);
   if (f.step) out += " · step " + std::to_string(*f.step);
   out += "\n\n";
   if (!r.fallback) out += trimEnd(r.summary) + "\n\n";
   if (!f.observed.empty()) {
     out += "**Seen in this log**\n\n";
-    for (const auto& o : f.observed) out += "- " + o + "\n";
+    for (const auto& o : f.observed) out += "- " + mdText(o) + "\n";
     out += "\n";
   }
   if (f.userFrame)
-    out += "**Your code:** `" + f.userFrame->file + ":" + std::to_string(f.userFrame->line) + "`\n\n";
+    out += "**Your code:** " + mdCode(f.userFrame->file + ":" + std::to_string(f.userFrame->line)) + "\n\n";
   auto section = [&](const std::string& title, const std::string& body) {
     if (!body.empty()) out += "**" + title + "**\n\n" + trimEnd(body) + "\n\n";
   };
@@ -126,13 +139,13 @@ std::string renderMarkdown(const ReportInput& in) {
   if (d.findings.empty()) return out + "No known failure found in " + std::to_string(d.lines) + " lines.\n";
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];
-    out += "## " + std::to_string(i + 1) + ". " + verdict(f) + "\n\n";
+    out += "## " + std::to_string(i + 1) + ". " + verdictMarkdown(f) + "\n\n";
     out += "`" + f.rule->id + "` · " + toString(f.rule->severity) + " · " + toString(f.rule->role);
     if (!f.ranks.empty()) out += " · ranks " + ranksText(f.ranks);
     if (f.step) out += " · step " + std::to_string(*f.step);
     out += "\n\n**Evidence**\n\n";
     for (const auto& e : sortedEvidence(f))
-      out += "- `" + sourceName(d, e.source) + ":" + std::to_string(e.line + 1) + "` `" + e.text + "`\n";
+      out += "- " + mdCode(sourceName(d, e.source) + ":" + std::to_string(e.line + 1)) + " " + mdCode(e.text) + "\n";
     out += "\n";
     std::string hover = hoverMarkdown(d, i);
     size_t cut = hover.find("\n\n", hover.find("\n\n") + 2);  // drop the hover's own heading lines
@@ -140,9 +153,9 @@ std::string renderMarkdown(const ReportInput& in) {
     if (i < in.plans.size()) {
       for (const auto& plan : in.plans[i]) {
         if (plan.applicable)
-          out += "\n**" + plan.title + "**\n\n```diff\n" + unifiedDiff(plan.path, plan.originalText, plan.edits) + "```\n";
+          out += "\n**" + mdText(plan.title) + "**\n\n" + mdFence(unifiedDiff(plan.path, plan.originalText, plan.edits), "diff");
         else
-          out += "\n_No edit in `" + plan.path + ":" + std::to_string(plan.line) + "`: " + plan.reason + "_\n";
+          out += "\n_No edit in " + mdCode(plan.path + ":" + std::to_string(plan.line)) + ": " + mdText(plan.reason) + "_\n";
       }
     }
     out += "\n";

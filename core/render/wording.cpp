@@ -40,6 +40,53 @@ std::vector<Evidence> sortedEvidence(const Finding& f) {
   return ev;
 }
 
+namespace {
+
+size_t longestBacktickRun(std::string_view s) {
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+}  // namespace
+
+std::string mdText(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  for (char c : s) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')) {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string mdCode(std::string_view s) {
+  std::string body(s);
+  for (char& c : body)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::string fence(longestBacktickRun(body) + 1, '`');
+  // A space inside the fence when the text itself begins or ends with a backtick (CommonMark
+  // strips one such space on each side).
+  bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string mdFence(std::string_view s, std::string_view language) {
+  std::string fence(std::max<size_t>(3, longestBacktickRun(s) + 1), '`');
+  std::string out = fence + std::string(language) + "\n" + std::string(s);
+  if (out.back() != '\n') out += '\n';
+  return out + fence + "\n";
+}
+
 }  // namespace render_detail
 
 std::string ranksText(const std::vector<int>& ranks) {

@@ -31,13 +31,14 @@ std::string quote(std::string_view literal) {
 
 }  // namespace
 
-Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals, bool portable) {
+Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals, bool portable) {
   hs_platform_info_t generic{};
   generic.tune = HS_TUNE_FAMILY_GENERIC;
   generic.cpu_features = 0;
   fingerprint_ = fingerprint(matcher, literals);
   std::vector<std::string> expressions;
   std::vector<unsigned> ids;
+  std::vector<bool> caseless;  // per literal
   const unsigned patterns = static_cast<unsigned>(matcher.patternCount());
   for (unsigned i = 0; i < patterns; ++i) {
     expressions.push_back(matcher.patternText(i));
@@ -45,8 +46,9 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>
   }
   literals_ = std::min<size_t>(literals.size(), 64);
   for (size_t k = 0; k < literals_; ++k) {
-    expressions.push_back(quote(literals[k]));
+    expressions.push_back(quote(literals[k].text));
     ids.push_back(patterns + static_cast<unsigned>(k));
+    caseless.push_back(literals[k].caseless);
   }
   auto giveUp = [&](unsigned id) {
     if (id < patterns) residual_.push_back(static_cast<int>(id));
@@ -56,10 +58,12 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>
   while (!expressions.empty()) {
     std::vector<const char*> exprs;
     std::vector<unsigned> flags;
-    for (const auto& e : expressions) {
-      exprs.push_back(e.c_str());
+    for (size_t e = 0; e < expressions.size(); ++e) {
+      exprs.push_back(expressions[e].c_str());
       // MULTILINE: texts are scanned joined by '\n', and ^ and $ must hold at each text's ends.
-      flags.push_back(HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY);
+      unsigned f = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+      if (ids[e] >= patterns && caseless[ids[e] - patterns]) f |= HS_FLAG_CASELESS;
+      flags.push_back(f);
     }
     hs_database_t* db = nullptr;
     hs_compile_error_t* error = nullptr;
@@ -86,7 +90,7 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<std::string_view>
 
 namespace {
 
-constexpr std::string_view kSavedMagic = "denpex-prefilter-1\n";
+constexpr std::string_view kSavedMagic = "denpex-prefilter-2\n";
 
 void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
@@ -99,7 +103,7 @@ bool get(std::string_view& in, uint64_t& v) {
 
 }  // namespace
 
-uint64_t Prefilter::fingerprint(const Matcher& matcher, const std::vector<std::string_view>& literals) {
+uint64_t Prefilter::fingerprint(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals) {
   // FNV-1a over every pattern and literal, each ended by a NUL (which none contains).
   uint64_t h = 1469598103934665603ull;
   auto add = [&](std::string_view s) {
@@ -108,7 +112,10 @@ uint64_t Prefilter::fingerprint(const Matcher& matcher, const std::vector<std::s
   };
   for (size_t i = 0; i < matcher.patternCount(); ++i) add(matcher.patternText(i));
   add("--literals--");
-  for (auto l : literals) add(l);
+  for (const auto& l : literals) {
+    add(l.text);
+    add(l.caseless ? "i" : "");
+  }
   return h;
 }
 
@@ -128,7 +135,7 @@ std::string Prefilter::save() const {
   return out;
 }
 
-std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::vector<std::string_view>& literals,
+std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals,
                                            std::string_view saved) {
   if (saved.substr(0, kSavedMagic.size()) != kSavedMagic) return nullptr;
   saved.remove_prefix(kSavedMagic.size());

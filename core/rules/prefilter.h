@@ -26,20 +26,26 @@ struct hs_scratch;
 
 namespace denpex::core {
 
+// A string (not a pattern) to look for besides the patterns, with or without case.
+struct PrefilterLiteral {
+  std::string_view text;
+  bool caseless = false;
+};
+
 class Prefilter {
  public:
   // `literals`: up to 64 more strings (not patterns), each reported like a pattern whose index is
   // patternCount() + its position: a caller learns from the same pass which texts contain them.
   // `portable`: compiled for any x86-64 (to be saved at build time and loaded elsewhere) rather
   // than tuned for this machine's CPU.
-  explicit Prefilter(const Matcher& matcher, const std::vector<std::string_view>& literals = {}, bool portable = false);
+  explicit Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals = {}, bool portable = false);
 
   // The compiled database with what it was compiled from (a fingerprint of the patterns and
   // literals), for load(). Empty when there is no database.
   std::string save() const;
   // A prefilter saved for exactly these patterns and literals; null when `saved` is of others,
   // damaged, or for a CPU this one is not.
-  static std::unique_ptr<Prefilter> load(const Matcher& matcher, const std::vector<std::string_view>& literals,
+  static std::unique_ptr<Prefilter> load(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals,
                                          std::string_view saved);
   ~Prefilter();
   Prefilter(const Prefilter&) = delete;
@@ -78,7 +84,7 @@ class Prefilter {
 
  private:
   Prefilter() = default;
-  static uint64_t fingerprint(const Matcher& matcher, const std::vector<std::string_view>& literals);
+  static uint64_t fingerprint(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals);
 
   hs_database* db_ = nullptr;
   uint64_t fingerprint_ = 0;

@@ -467,6 +467,56 @@ TEST_F(UserRules, ExampleFilesBesideTheRulesAreTestedAndFailuresReported) {
   EXPECT_TRUE(contains(test.out, "Validated: 2  Missing: 1  Noisy: 1")) << test.out;
 }
 
+// A log with a secret of each kind on its evidence lines: no output format repeats one.
+TEST_F(Untrusted, SecretsAreMaskedInEveryOutput) {
+  const std::vector<std::string> secrets = {"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL",
+                                            "IOSFODNN7EXAMPLE", "0123456789abcdef0123456789abcdef01234567",
+                                            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "s3cr3t-Pa55"};
+  writeAll(dir_ / "leaky.log",
+           "Traceback (most recent call last):\n"
+           "  File \"upload.py\", line 3, in <module>\n"
+           "RuntimeError: upload failed: hf_" + secrets[0] + " sk-" + secrets[1] + " AKIA" + secrets[2] +
+               " WANDB_API_KEY=" + secrets[3] + " Authorization: Bearer " + secrets[4] + " https://alice:" + secrets[5] +
+               "@hub.example.com/x\n");
+  for (const char* format : {"text", "json", "markdown", "sarif"}) {
+    Result r = denpex({"diagnose", "--format", format, "leaky.log"}, dir_);
+    EXPECT_EQ(r.code, 1) << format << r.err;
+    EXPECT_TRUE(contains(r.out, "hf_****")) << format << "\n" << r.out;
+    for (const auto& secret : secrets) EXPECT_FALSE(contains(r.out + r.err, secret)) << format << ": " << secret << "\n" << r.out;
+  }
+}
+
+// Markdown output carries nothing from the log that a Markdown viewer would act on: no HTML, no
+// link, no autolink, no break out of a code span.
+TEST_F(Untrusted, MarkdownOutputEscapesWhatTheLogSays) {
+  writeAll(dir_ / "html.log",
+           "Traceback (most recent call last):\n"
+           "  File \"x.py\", line 3, in <module>\n"
+           "RuntimeError: <img src=x onerror=alert(1)> see [the fix](https://evil.example/a) or https://evil.example/b `` ` ``\n");
+  Result r = denpex({"diagnose", "--format", "markdown", "html.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  // The heading's exception is a code span whose fence is longer than the backtick runs inside.
+  EXPECT_TRUE(contains(r.out, "## 1. Unrecognized failure: ``` RuntimeError: <img src=x onerror=alert(1)> see [the fix](https://evil.example/a) "
+                              "or https://evil.example/b `` ` `` ```\n")) << r.out;
+  // Outside code spans, nothing of it is left bare.
+  std::string outside;
+  for (size_t i = 0; i < r.out.size();) {
+    size_t run = 0;
+    while (i + run < r.out.size() && r.out[i + run] == '`') ++run;
+    if (run > 0) {
+      // A code span or fence closes with a run of the same length.
+      size_t close = r.out.find(std::string(run, '`'), i + run);
+      while (close != std::string::npos && close + run < r.out.size() && r.out[close + run] == '`') close = r.out.find(std::string(run, '`'), close + run + 1);
+      i = close == std::string::npos ? r.out.size() : close + run;
+      continue;
+    }
+    outside += r.out[i++];
+  }
+  EXPECT_FALSE(contains(outside, "<img")) << outside;
+  EXPECT_FALSE(contains(outside, "](https")) << outside;
+  EXPECT_FALSE(contains(outside, "https://evil")) << outside;
+}
+
 TEST_F(UserRules, RulesOptionOverridesAShippedRuleOnlyWhenItSaysSo) {
   const std::string rule = "id: cuda-out-of-memory\ntitle: Our own OOM rule\ncategory: memory\nsummary: s\n"
                            "signals:\n  s: 'CUDA out of memory'\ncondition: s\n";

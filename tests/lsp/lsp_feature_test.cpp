@@ -308,6 +308,26 @@ TEST_F(Workspace, AnUntrustedWorkspacesRulesAreNotLoaded) {
                                     (fs::absolute(dir_) / ".denpex/rules").lexically_normal().string());
 }
 
+// Secrets on a log's evidence lines reach no diagnostic, hover or command result.
+TEST_F(Workspace, SecretsAreMaskedInDiagnosticsHoversAndReports) {
+  const std::string token = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", password = "s3cr3t-Pa55";
+  writeAll(dir_ / "leaky.log", "Traceback (most recent call last):\n  File \"upload.py\", line 3, in <module>\n"
+                               "RuntimeError: upload failed: hf_" + token + " via https://alice:" + password + "@hub.example.com/x\n");
+  InProcessClient c;
+  c.initialize(uriOf(dir_));
+  openLog(c, dir_ / "leaky.log");
+  json published = diagnosticsFor(c, dir_ / "leaky.log");
+  json hover = c.call("textDocument/hover", {{"textDocument", {{"uri", uriOf(dir_ / "leaky.log")}}},
+                                             {"position", published["diagnostics"][0]["range"]["start"]}});
+  json report = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"text", readAll(dir_ / "leaky.log")}}}}});
+  for (const json* j : {&published, &hover, &report}) {
+    std::string text = j->dump();
+    EXPECT_FALSE(contains(text, token)) << text;
+    EXPECT_FALSE(contains(text, password)) << text;
+  }
+  EXPECT_TRUE(contains(hover.dump(), "hf_****")) << hover.dump();
+}
+
 // A traceback that names a file outside the workspace gets no edit from the editor.
 TEST_F(Workspace, AFileOutsideTheWorkspaceIsNotEdited) {
   fs::path outside = fs::absolute(dir_.string() + "-outside");

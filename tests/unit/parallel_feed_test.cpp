@@ -89,15 +89,15 @@ class ParallelFeedTest : public ::testing::Test {
 
 // The build saves the shipped rules' prefilter; it loads for them (and for no other rule set).
 TEST_F(ParallelFeedTest, TheSavedPrefilterLoadsForTheShippedRulesOnly) {
-  EXPECT_NE(core::Prefilter::load(*rules_->matcher, core::LauncherTracker::phrases(), core::builtinPrefilter()), nullptr);
+  EXPECT_NE(core::Prefilter::load(*rules_->matcher, core::lineLiterals(), core::builtinPrefilter()), nullptr);
   EXPECT_EQ(core::Prefilter::load(*rules_->matcher, {}, core::builtinPrefilter()), nullptr);
   core::RuleSet fewer;
   fewer.addParsed(std::vector<core::Rule>{*rules_->rules.rules()[0]});
   core::Matcher other(fewer);
-  EXPECT_EQ(core::Prefilter::load(other, core::LauncherTracker::phrases(), core::builtinPrefilter()), nullptr);
+  EXPECT_EQ(core::Prefilter::load(other, core::lineLiterals(), core::builtinPrefilter()), nullptr);
   std::string damaged(core::builtinPrefilter());
   damaged.resize(damaged.size() / 2);
-  EXPECT_EQ(core::Prefilter::load(*rules_->matcher, core::LauncherTracker::phrases(), damaged), nullptr);
+  EXPECT_EQ(core::Prefilter::load(*rules_->matcher, core::lineLiterals(), damaged), nullptr);
 }
 
 TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
