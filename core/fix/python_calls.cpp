@@ -329,7 +329,8 @@ void readStatement(const std::vector<Token>& t, PythonImports& out) {
     ++i;
     std::string dots;
     while (isOp(t, i, ".")) dots += t[i++].text;
-    std::string module = dots + dottedAt(t, i);
+    std::string module = dots;
+    if (!(isName(t, i) && t[i].text == "import")) module += dottedAt(t, i);  // `from . import x` names no module
     if (!isName(t, i) || t[i].text != "import") return;
     ++i;
     if (isOp(t, i, "*")) {

@@ -288,6 +288,23 @@ TEST_F(Untrusted, AnAmbiguousBaseNameIsNoEditWithTheCandidatesListed) {
   EXPECT_TRUE(contains(readAll(dir_ / "src/train.py"), "lr=1e-3, eps=1e-5)")) << chosen.out << chosen.err;
 }
 
+// The traceback's file is nowhere to be found: nothing is edited, however many look-alike calls
+// the folder holds, and the report says which file it looked for.
+TEST_F(Untrusted, AFrameFileThatIsNotFoundIsNoEditAnywhere) {
+  fs::rename(dir_ / "train.py", dir_ / "renamed.py");
+  writeAll(dir_ / "other.py", "import torch\nopt = torch.optim.Adam(params)\n");
+  std::string log = readAll(dir_ / "train.log");
+  const std::string frame = "/home/user/project/examples/fp16-adamw/train.py";
+  log.replace(log.find(frame), frame.size(), "/cluster/u/missing_script.py");
+  writeAll(dir_ / "missing.log", log);
+  Result r = denpex({"diagnose", "--apply", "missing.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_FALSE(contains(r.err, "applied")) << r.err;
+  EXPECT_TRUE(contains(r.out, "/cluster/u/missing_script.py was not found in")) << r.out;
+  EXPECT_EQ(readAll(dir_ / "other.py"), "import torch\nopt = torch.optim.Adam(params)\n");
+  EXPECT_EQ(readAll(dir_ / "renamed.py"), readAll(kSource / "examples/fp16-adamw/train.py"));
+}
+
 TEST_F(Untrusted, CallsThatAreNotTorchsOptimizersAreNotEdited) {
   const std::string keras = "import tensorflow as tf\n\nopt = tf.keras.optimizers.Adam(learning_rate=1e-3)\n";
   const std::string own = "from mytools import Adam\n\nopt = Adam(3)\n";

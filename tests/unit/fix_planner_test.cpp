@@ -1,5 +1,6 @@
 // Source edits: keyword insertion and replacement, idempotence, JSON configs, diffs.
 #include "core/fix/planner.h"
+#include "core/fix/python_calls.h"
 
 #include <gtest/gtest.h>
 
@@ -251,6 +252,60 @@ edits:
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_TRUE(plans[0].alreadySafe);
   EXPECT_FALSE(plans[0].applicable);
+}
+
+TEST(FixPlanner, ThirdPartyOptimizersResolveThroughTheirImports) {
+  RuleSet rules;
+  rules.add({{"r.yaml", R"(id: r
+title: R
+category: t
+summary: s
+signals:
+  s: 'x'
+condition: s
+edits:
+  - kind: python-keyword
+    callees: [bitsandbytes.optim.AdamW8bit]
+    keyword: eps
+    type: float
+    value: 1e-5
+    range: [1e-6, 1e-3]
+    min_safe: 1e-5
+)"}});
+  Finding f;
+  f.rule = rules.rules().front();
+  struct Named : public SourceProvider {
+    std::string text;
+    OpenedSource open(const std::string&) override { return {}; }
+    std::vector<SourceFile> namedFiles() override { return {{"t.py", text, std::nullopt}}; }
+  } src;
+  src.text = "import bitsandbytes as bnb\nopt = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)\n";
+  auto plans = planFixes(f, src);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(applyEdits(src.text, plans[0].edits), "import bitsandbytes as bnb\nopt = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3, eps=1e-5)\n");
+  // torch's AdamW is not bitsandbytes' AdamW8bit, and an AdamW8bit from elsewhere is not either.
+  src.text = "from mylib import AdamW8bit\nopt = AdamW8bit(p)\n";
+  plans = planFixes(f, src);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_FALSE(plans[0].applicable);
+}
+
+TEST(PythonImports, BindingsAndResolution) {
+  PythonImports imports = findPythonImports(
+      "import torch\nimport torch.optim as optim\nfrom torch.optim import (\n    AdamW as AW,  # comment\n    SGD,\n)\n"
+      "from . import local\nfrom transformers import *\nclass Adam:\n    pass\nAlias = torch.optim.Adam\n"
+      "if x: from apex.optimizers import FusedAdam\ns = \"import os\"\n");
+  auto r = [&](const std::string& n) { return resolvePythonName(imports, n).value_or("-"); };
+  EXPECT_EQ(r("torch.optim.AdamW"), "torch.optim.AdamW");
+  EXPECT_EQ(r("optim.Adam"), "torch.optim.Adam");
+  EXPECT_EQ(r("AW"), "torch.optim.AdamW");
+  EXPECT_EQ(r("SGD"), "torch.optim.SGD");
+  EXPECT_EQ(r("Alias"), "torch.optim.Adam");
+  EXPECT_EQ(r("FusedAdam"), "apex.optimizers.FusedAdam");
+  EXPECT_EQ(r("TrainingArguments"), "transformers.TrainingArguments");  // the one star import
+  EXPECT_EQ(r("Adam"), "-");   // the file's own class
+  EXPECT_EQ(r("local"), "-");  // a relative import: the project's own
+  EXPECT_EQ(r("os"), "transformers.os");  // a string is not an import (the star import answers)
 }
 
 TEST(UnifiedDiff, OneHunkWithContext) {
