@@ -32,8 +32,8 @@ output. The exit status is COMMAND's (128+N when a signal N ended it).
 
 options:
   --log FILE      keep the copy in FILE (default: a file in the temp folder, removed on success)
-  --source DIR    where your code is, for fixes (default: the current folder)
-  --rules DIR     also load the rules in DIR (repeatable)
+  --source PATH   your project folder, or a file to fix (as for diagnose; repeatable)
+  --rules DIR     also load the rules in DIR (repeatable; rules are code: only folders you trust)
   --color WHEN    for the diagnosis: auto (default), always or never
 )";
 
