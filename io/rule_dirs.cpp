@@ -27,6 +27,11 @@ std::vector<core::RuleSource> readRuleDir(const fs::path& dir, std::vector<core:
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::string error;
+    // Past the loader's limit it would be refused anyway: not read at all.
+    if (auto size = fs::file_size(f, ec); !ec && size > (uintmax_t{1} << 20)) {
+      errors.push_back({f.string(), 0, "the file is " + std::to_string(size >> 10) + " KiB; a rule file may be at most 1024 KiB"});
+      continue;
+    }
     auto text = readFile(f, error);
     if (!text) {
       errors.push_back({f.string(), 0, error});

@@ -1,6 +1,7 @@
 // Loads rule files (YAML) into Rule values, with errors that name file and line.
 // yaml-cpp exceptions are caught here and nowhere else.
 #include <re2/re2.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/rules/matcher.h"
 #include "core/rules/rule.h"
@@ -58,7 +60,10 @@ class ConditionParser {
   ConditionParser(const std::string& text, const Rule& rule, int line)
       : text_(text), rule_(rule), line_(line) {}
 
+  static constexpr int kMaxConditionDepth = 64;
+
   Condition parse() {
+    if (text_.size() > 4096) fail("is longer than 4096 characters");
     Condition c = parseOr();
     skipSpace();
     if (pos_ < text_.size()) fail("unexpected '" + text_.substr(pos_) + "'");
@@ -99,6 +104,13 @@ class ConditionParser {
     return left;
   }
   Condition parseNot() {
+    // Each level of `not` and parentheses is a call: a bound keeps a hostile rule from
+    // overflowing the stack.
+    if (++level_ > kMaxConditionDepth) fail("nests deeper than " + std::to_string(kMaxConditionDepth) + " levels");
+    struct Leave {
+      int& l;
+      ~Leave() { --l; }
+    } leave{level_};
     if (peekWord() == "not") {
       pos_ += 3;
       return Condition{Condition::Op::kNot, -1, {parseNot()}};
@@ -124,6 +136,7 @@ class ConditionParser {
   const Rule& rule_;
   int line_;
   size_t pos_ = 0;
+  int level_ = 0;  // how deep parseNot is nested now
 };
 
 // Marks the signals that appear in the condition outside any `not`.
@@ -317,9 +330,46 @@ EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<R
   return e;
 }
 
+// The limits a rule file is read within (docs/limits.md): no rule needs more, and a file past
+// them is refused before it can cost time or memory.
+constexpr size_t kMaxRuleFileBytes = 1 << 20;
+constexpr int kMaxYamlDepth = 32;
+
+// Walks a file's YAML events before any node is built: refuses aliases (a few kilobytes of them
+// can stand for gigabytes once expanded, and no rule needs one) and deep nesting.
+class YamlShape : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw LoadError{mark.line + 1, "YAML aliases (*name) are not allowed in rule files"};
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { enter(mark); }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { enter(mark); }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void enter(const YAML::Mark& mark) {
+    if (++depth_ > kMaxYamlDepth)
+      throw LoadError{mark.line + 1, "YAML nests deeper than " + std::to_string(kMaxYamlDepth) + " levels"};
+  }
+  int depth_ = 0;
+};
+
 Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
+  if (source.text.size() > kMaxRuleFileBytes)
+    throw LoadError{0, "the file is " + std::to_string(source.text.size() >> 10) + " KiB; a rule file may be at most " +
+                           std::to_string(kMaxRuleFileBytes >> 10) + " KiB"};
   YAML::Node root;
   try {
+    std::istringstream in(source.text);
+    YAML::Parser parser(in);
+    YamlShape shape;
+    while (parser.HandleNextDocument(shape)) {
+    }
     root = YAML::Load(source.text);
   } catch (const YAML::ParserException& e) {
     throw LoadError{e.mark.line + 1, "YAML syntax: " + e.msg};

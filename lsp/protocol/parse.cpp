@@ -117,7 +117,7 @@ struct BigString {
 using simdjson::ondemand::json_type;
 
 bool convert(simdjson::ondemand::value v, json& out, int depth, const json::json_pointer& at, std::vector<BigString>& bigs) {
-  if (depth > 256) return false;  // deeper input goes to nlohmann, which has its own limit
+  if (depth > static_cast<int>(kMaxMessageDepth)) return false;  // deeper input goes to the depth check before nlohmann
   json_type type;
   if (v.type().get(type) != simdjson::SUCCESS) return false;
   switch (type) {
@@ -232,10 +232,31 @@ std::optional<json> parseFast(std::string& body) {
 
 }  // namespace
 
+size_t jsonDepth(std::string_view text) {
+  size_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return deepest;
+}
+
 json parseMessage(std::string& body) {
   if (body.size() >= kFastFrom) {
     if (auto fast = parseFast(body)) return std::move(*fast);
   }
+  // nlohmann's parser has no depth limit, and copying or printing a deep value recurses.
+  if (size_t depth = jsonDepth(body); depth > kMaxMessageDepth)
+    throw MessageTooDeep("the message nests " + std::to_string(depth) + " levels deep; the limit is " +
+                         std::to_string(kMaxMessageDepth));
   return json::parse(body);
 }
 

@@ -247,11 +247,10 @@ void Server::readerLoop() {
   std::string body;
   while (true) {
     auto status = transport_.read(body);
+    // Whatever framing had to skip is said, never dropped silently.
+    if (std::string problem = transport_.takeProblem(); !problem.empty()) spdlog::error("input: {}", problem);
     if (status == Transport::ReadStatus::kEof) break;
-    if (status == Transport::ReadStatus::kBadFrame) {
-      spdlog::error("skipped a message with a missing or invalid Content-Length header");
-      continue;
-    }
+    if (status == Transport::ReadStatus::kBadFrame) continue;
     // Cancellation must overtake the queue: mark the id now, answer when its turn comes.
     if (body.size() < 512 && body.find("$/cancelRequest") != std::string::npos) {
       try {
@@ -285,6 +284,10 @@ void Server::handle(std::string& body) {
   } catch (const json::exception& e) {
     spdlog::error("malformed message skipped: {}", e.what());
     replyError(nullptr, error::kParseError, std::string("parse error: ") + e.what());
+    return;
+  } catch (const MessageTooDeep& e) {
+    spdlog::error("message skipped: {}", e.what());
+    replyError(nullptr, error::kInvalidRequest, e.what());
     return;
   }
   if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string()) {

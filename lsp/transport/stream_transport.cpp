@@ -1,64 +1,180 @@
 // Content-Length framing (see stream_transport.h).
 #include "lsp/transport/stream_transport.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
-#include <cstdlib>
+#include <cerrno>
 #include <string_view>
 
 namespace denpex::lsp {
 namespace {
 
-// Reads one header line without its "\r\n" (or "\n"); false at end of input.
-bool readLine(std::FILE* in, std::string& line) {
-  line.clear();
-  int c;
-  while ((c = std::fgetc(in)) != EOF) {
-    if (c == '\n') {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      return true;
-    }
-    line.push_back(static_cast<char>(c));
-    if (line.size() > 65536) return true;  // not a header; let the caller reject it
+constexpr std::string_view kLengthHeader = "content-length:";
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// The last "Content-Length:" (any case) in `s`, npos when none.
+size_t rfindLengthHeader(std::string_view s) {
+  if (s.size() < kLengthHeader.size()) return std::string_view::npos;
+  for (size_t i = s.size() - kLengthHeader.size() + 1; i-- > 0;) {
+    size_t k = 0;
+    while (k < kLengthHeader.size() && lower(s[i + k]) == kLengthHeader[k]) ++k;
+    if (k == kLengthHeader.size()) return i;
   }
-  return !line.empty();
+  return std::string_view::npos;
 }
 
-bool startsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  return true;
+std::string printable(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 40)) out += (c >= ' ' && c < 127) ? c : '?';
+  return out + (s.size() > 40 ? "..." : "");
 }
 
 }  // namespace
 
-Transport::ReadStatus StreamTransport::read(std::string& body) {
-  std::string line;
-  long long length = -1;
-  bool sawHeader = false;
+bool StreamTransport::fill() {
+  if (pos_ > 0 && pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  }
+  char chunk[65536];
   while (true) {
-    if (!readLine(in_, line)) return ReadStatus::kEof;
-    if (line.empty()) {
-      if (!sawHeader) continue;  // stray blank lines between messages
-      break;
+    ssize_t n = ::read(::fileno(in_), chunk, sizeof chunk);
+    if (n > 0) {
+      buf_.append(chunk, static_cast<size_t>(n));
+      return true;
     }
-    sawHeader = true;
-    if (startsWithNoCase(line, "Content-Length:")) {
-      char* end = nullptr;
-      long long n = std::strtoll(line.c_str() + 15, &end, 10);
-      length = (end && end != line.c_str() + 15 && n >= 0) ? n : -2;
+    if (n < 0 && errno == EINTR) continue;
+    return false;
+  }
+}
+
+std::string StreamTransport::takeProblem() {
+  std::string p;
+  p.swap(problem_);
+  return p;
+}
+
+Transport::ReadStatus StreamTransport::read(std::string& body) {
+  size_t skipped = 0;
+  auto note = [&](const std::string& what) {
+    std::string s = skipped > 0 ? "skipped " + std::to_string(skipped) + " bytes that were not a message" : "";
+    if (!what.empty()) s += (s.empty() ? "" : "; ") + what;
+    problem_ += (problem_.empty() || s.empty() ? "" : "; ") + s;
+    skipped = 0;
+  };
+  // 1. A header block: up to a blank line, holding a Content-Length.
+  std::string_view header;
+  size_t bodyAt = 0;
+  while (true) {
+    std::string_view rest = std::string_view(buf_).substr(pos_);
+    // Blank lines between messages are allowed.
+    size_t lead = 0;
+    while (lead < rest.size() && (rest[lead] == '\r' || rest[lead] == '\n')) ++lead;
+    pos_ += lead;
+    rest.remove_prefix(lead);
+    size_t end = rest.find("\r\n\r\n"), sep = 4;
+    size_t lf = rest.find("\n\n");
+    if (lf != std::string_view::npos && (end == std::string_view::npos || lf < end)) end = lf, sep = 2;
+    if (end == std::string_view::npos) {
+      if (rest.size() > kMaxHeader) {
+        // Not a header: drop it, keeping a tail where a header may begin.
+        size_t drop = rest.size() - kLengthHeader.size();
+        skipped += drop;
+        pos_ += drop;
+        buf_.erase(0, pos_);
+        pos_ = 0;
+      }
+      if (!fill()) {
+        if (skipped > 0 || pos_ < buf_.size()) {
+          skipped += buf_.size() - pos_;
+          note("the input ended");
+        }
+        return ReadStatus::kEof;
+      }
+      continue;
+    }
+    std::string_view block = rest.substr(0, end);
+    size_t at = rfindLengthHeader(block);
+    if (at == std::string_view::npos) {
+      skipped += end + sep;
+      pos_ += end + sep;
+      note("a header without Content-Length");
+      return ReadStatus::kBadFrame;
+    }
+    // Bytes before the header that are not headers of this message (the tail of a body longer
+    // than its frame said): skipped, and said.
+    size_t lineStart = block.rfind('\n', at);
+    lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+    if (at != lineStart) skipped += at;
+    header = block.substr(at);
+    bodyAt = pos_ + end + sep;
+    break;
+  }
+  // 2. Its value: digits only, within the limit.
+  std::string_view value = header.substr(kLengthHeader.size());
+  value = value.substr(0, value.find_first_of("\r\n"));
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  bool digits = !value.empty() && value.size() <= 19 &&
+                std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) {
+    pos_ = bodyAt;
+    note("Content-Length '" + printable(value) + "' is not a length; skipped the frame");
+    return ReadStatus::kBadFrame;
+  }
+  unsigned long long length = std::stoull(std::string(value));
+  pos_ = bodyAt;
+  if (length > kMaxMessage) {
+    if (length > (1ull << 32)) {
+      // Not a length anyone sends: what follows is read as the next frame's header.
+      note("Content-Length " + std::string(value) + " is over the limit of " + std::to_string(kMaxMessage >> 20) +
+           " MiB; skipped the frame");
+      return ReadStatus::kBadFrame;
+    }
+    // Skip the body as it arrives, holding none of it.
+    unsigned long long left = length;
+    while (left > 0) {
+      if (pos_ == buf_.size() && !fill()) return ReadStatus::kEof;
+      size_t take = static_cast<size_t>(std::min<unsigned long long>(left, buf_.size() - pos_));
+      pos_ += take;
+      left -= take;
+    }
+    note("a message of " + std::to_string(length) + " bytes is over the limit of " + std::to_string(kMaxMessage >> 20) +
+         " MiB; skipped it");
+    return ReadStatus::kBadFrame;
+  }
+  // 3. The body, as it arrives. Room past the end for a parser that reads a few bytes beyond it
+  // (simdjson), and in a big message (a log opened in the editor, which becomes the document's
+  // buffer) room for the log to grow by half: address space only, until bytes arrive.
+  size_t n = static_cast<size_t>(length);
+  body.clear();
+  body.reserve(n + 64 + (n >= (1u << 20) ? n / 2 : 0));
+  size_t have = std::min(n, buf_.size() - pos_);
+  body.append(buf_, pos_, have);
+  pos_ += have;
+  while (body.size() < n) {
+    // Straight into the body, a few megabytes at a time.
+    size_t start = body.size();
+    body.resize(std::min(n, start + (size_t{4} << 20)));
+    size_t filled = start;
+    while (filled < body.size()) {
+      ssize_t got = ::read(::fileno(in_), body.data() + filled, body.size() - filled);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        body.resize(filled);
+        return ReadStatus::kEof;
+      }
+      filled += static_cast<size_t>(got);
     }
   }
-  if (length < 0 || length > (1LL << 31)) return ReadStatus::kBadFrame;
-  // Room past the end for a parser that reads a few bytes beyond it (simdjson), and in a big
-  // message (a log opened in the editor, which becomes the document's buffer) room for the log
-  // to grow by half: pages not written cost no memory.
-  size_t n = static_cast<size_t>(length);
-  body.reserve(n + 64 + (n >= (1u << 20) ? n / 2 : 0));
-  body.resize(static_cast<size_t>(length));
-  size_t got = length == 0 ? 0 : std::fread(body.data(), 1, body.size(), in_);
-  if (got != body.size()) return ReadStatus::kEof;
+  if (skipped > 0) note("");
+  if (pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  }
   return ReadStatus::kMessage;
 }
 

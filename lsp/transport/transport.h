@@ -15,6 +15,9 @@ class Transport {
   // Blocks for the next message body. kBadFrame: a malformed frame was skipped and reading
   // can go on. Called from one thread only.
   virtual ReadStatus read(std::string& body) = 0;
+  // What the last read() had to skip to find its message or frame (bytes that were not a
+  // message, a frame with a bad header), to be logged; empty when nothing. Clears it.
+  virtual std::string takeProblem() { return {}; }
 
   // Sends one message body. Safe to call from several threads at once.
   virtual void write(const std::string& body) = 0;

@@ -64,7 +64,53 @@ TEST(Transport, BadHeaderIsReportedAndReadingGoesOn) {
   StreamTransport t(in, std::tmpfile());
   std::string body;
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kBadFrame);
-  // The bad frame's body is not consumed; the next read finds the next header.
+  EXPECT_EQ(t.takeProblem(), "Content-Length 'nope' is not a length; skipped the frame");
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kMessage);
+  EXPECT_EQ(body, "{}");
+  EXPECT_EQ(t.takeProblem(), "");
+}
+
+// After any bad Content-Length the next message is still read: the server never goes deaf.
+TEST(Transport, EveryBadLengthResynchronisesOnTheNextHeader) {
+  const std::string next = frame("{\"next\":1}");
+  struct Case {
+    std::string bytes, problem;
+  } cases[] = {
+      {"Content-Length: -5\r\n\r\n{\"a\":1}" + next, "Content-Length '-5' is not a length; skipped the frame"},
+      {"Content-Length: 12abc\r\n\r\n{\"a\":1}" + next, "Content-Length '12abc' is not a length; skipped the frame"},
+      {"Content-Length: 1000000000000\r\n\r\n{\"a\":1}" + next,
+       "Content-Length 1000000000000 is over the limit of 256 MiB; skipped the frame"},
+      // Too small: the body's tail is followed by the next header on the same line.
+      {"Content-Length: 3\r\n\r\n{\"a\":1}" + next, ""},
+      {"X-Other: 1\r\n\r\n{\"a\":1}" + next, "skipped 14 bytes that were not a message; a header without Content-Length"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.bytes);
+    StreamTransport t(input(c.bytes), std::tmpfile());
+    std::string body;
+    std::vector<std::string> bodies, problems;
+    for (int i = 0; i < 4; ++i) {
+      auto status = t.read(body);
+      if (std::string p = t.takeProblem(); !p.empty()) problems.push_back(p);
+      if (status == Transport::ReadStatus::kEof) break;
+      if (status == Transport::ReadStatus::kMessage) bodies.push_back(body);
+    }
+    ASSERT_FALSE(bodies.empty());
+    EXPECT_EQ(bodies.back(), "{\"next\":1}");
+    ASSERT_FALSE(problems.empty());
+    if (!c.problem.empty()) {
+      EXPECT_EQ(problems.front(), c.problem);
+    }
+  }
+}
+
+TEST(Transport, AnOversizedMessageIsSkippedWithoutBeingHeld) {
+  std::string big(StreamTransport::kMaxMessage + 10, 'x');
+  std::FILE* in = input("Content-Length: " + std::to_string(big.size()) + "\r\n\r\n" + big + frame("{}"));
+  StreamTransport t(in, std::tmpfile());
+  std::string body;
+  EXPECT_EQ(t.read(body), Transport::ReadStatus::kBadFrame);
+  EXPECT_EQ(t.takeProblem(), "a message of 268435466 bytes is over the limit of 256 MiB; skipped it");
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kMessage);
   EXPECT_EQ(body, "{}");
 }

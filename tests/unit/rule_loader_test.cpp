@@ -212,6 +212,29 @@ TEST(RuleLoader, DuplicateIdsInOneLoadAreErrors) {
   EXPECT_EQ(set.find("my-rule")->title, "My rule");  // the first one stays
 }
 
+// Hostile rule files are refused with a clear error, before they cost time or memory.
+TEST(RuleLoader, HostileFilesAreRefusedWithinLimits) {
+  auto firstError = [](const std::string& text) {
+    std::vector<RuleError> errors;
+    auto rule = parseRule({"r.yaml", text}, errors);
+    EXPECT_FALSE(rule.ok());
+    return errors.empty() ? std::string() : errors[0].message;
+  };
+  // A condition nested 100,000 deep once crashed the loader.
+  std::string deep = "id: r\ntitle: R\ncategory: t\nsummary: s\nsignals:\n  a: 'x'\ncondition: " + std::string(100000, '(') + "a" +
+                     std::string(100000, ')') + "\n";
+  EXPECT_EQ(firstError(deep), "condition '" + std::string(100000, '(') + "a" + std::string(100000, ')') + "': is longer than 4096 characters");
+  std::string nots = "id: r\ntitle: R\ncategory: t\nsummary: s\nsignals:\n  a: 'x'\ncondition: ";
+  for (int i = 0; i < 100; ++i) nots += "not ";
+  EXPECT_NE(firstError(nots + "a\n").find("nests deeper than 64 levels"), std::string::npos);
+  // YAML aliases: a billion laughs in a few lines.
+  std::string laughs = "id: r\ntitle: R\ncategory: t\nsummary: s\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n";
+  EXPECT_EQ(firstError(laughs), "YAML aliases (*name) are not allowed in rule files");
+  EXPECT_EQ(firstError("id: r\nx: " + std::string(200, '[') + std::string(200, ']') + "\n"), "YAML nests deeper than 32 levels");
+  EXPECT_EQ(firstError(std::string(kGood) + "# " + std::string(2 << 20, 'x') + "\n"),
+            "the file is 2048 KiB; a rule file may be at most 1024 KiB");
+}
+
 TEST(RuleLoader, LintWantsExamplesAndKnowledge) {
   std::vector<RuleError> errors;
   auto rule = parseRule({"rules/test/other-name.yaml", kGood}, errors);
