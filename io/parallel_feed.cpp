@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/parse/launcher.h"
+#include "core/parse/log_line.h"
 #include "core/rules/rule_bundle.h"
 #include <vector>
 
@@ -184,21 +185,42 @@ LazyPrefilter::~LazyPrefilter() {
 
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
   std::string carry;  // the start of a line the last read cut
+  bool skipping = false;  // in a line past kMaxLineBytes: its bytes are dropped up to its '\n'
   bool failed = false;
   auto next = [&](std::string& text) {
     text.assign(carry);  // keeps the capacity of a reused block
     carry.clear();
     size_t want = std::max<size_t>(options.blockBytes, 1);
+    size_t lineStart = 0;  // where the line that is not finished yet starts in `text`
     while (in) {
       size_t at = text.size();
       text.resize(at + want);
       in.read(text.data() + at, static_cast<std::streamsize>(want));
       text.resize(at + static_cast<size_t>(in.gcount()));
+      if (skipping) {
+        size_t nl = text.find('\n', at);
+        if (nl == std::string::npos) {
+          text.resize(at);
+          continue;
+        }
+        text.erase(at, nl - at);  // the line keeps its first kMaxLineBytes and its '\n'
+        skipping = false;
+      }
       size_t nl = text.rfind('\n');
       if (nl != std::string::npos && nl >= at) {  // the block ends after its last whole line
         carry.assign(text, nl + 1);
         text.resize(nl + 1);
+        if (carry.size() > core::kMaxLineBytes) {
+          carry.resize(core::kMaxLineBytes);
+          skipping = true;
+        }
         break;
+      }
+      if (nl != std::string::npos) lineStart = nl + 1;
+      if (text.size() - lineStart > core::kMaxLineBytes) {
+        // A line with no end in sight: keep its start, drop the rest up to its '\n'.
+        text.resize(lineStart + core::kMaxLineBytes);
+        skipping = true;
       }
     }
     if (in.bad()) failed = true;
@@ -211,15 +233,25 @@ bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::i
 void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options) {
   size_t at = 0;
   auto next = [&](std::string& block) {
-    if (at >= text.size()) {
-      block.clear();
+    block.clear();
+    if (at >= text.size()) return true;
+    size_t want = std::max<size_t>(options.blockBytes, 1);
+    size_t end = std::min(text.size(), at + want);
+    size_t nl = text.find('\n', end - 1);
+    end = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (end - at <= core::kMaxLineBytes) {  // no line in it can be too long: one copy
+      block.assign(text.substr(at, end - at));
+      at = end;
       return true;
     }
-    size_t end = std::min(text.size(), at + std::max<size_t>(options.blockBytes, 1));
-    size_t nl = text.find('\n', end == 0 ? 0 : end - 1);
-    end = nl == std::string_view::npos ? text.size() : nl + 1;
-    block.assign(text.substr(at, end - at));
-    at = end;
+    // Whole lines up to the block size; a line past kMaxLineBytes is copied only that far.
+    while (at < text.size() && block.size() < want) {
+      size_t nl = text.find('\n', at);
+      size_t end = nl == std::string_view::npos ? text.size() : nl;
+      block.append(text.substr(at, std::min(end - at, core::kMaxLineBytes)));
+      if (nl != std::string_view::npos) block.push_back('\n');
+      at = nl == std::string_view::npos ? text.size() : nl + 1;
+    }
     return true;
   };
   run(diagnoser, matcher, next, options);

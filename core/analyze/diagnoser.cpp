@@ -28,8 +28,14 @@ struct SignalHit {
   uint64_t count = 0;
 };
 
+// The ranks one diagnosis keeps apart; the lines of any further rank are read as lines without
+// a rank (docs/limits.md). Each rank costs a few kilobytes until its lines hit signals.
+constexpr size_t kMaxRanks = 8192;
+
 struct RankState {
-  std::vector<std::vector<SignalHit>> hits;  // [rule][signal]
+  // [rule][signal], made when the rank's first line hits a signal of that rule: most ranks of a
+  // big job hit a few signals of a few rules.
+  std::vector<std::vector<SignalHit>> hits;
   Metrics metrics;
   std::string lastTimestamp;
 };
@@ -60,8 +66,11 @@ struct Diagnoser::State {
   uint32_t source = 0;
   uint64_t lineNo = 0;
   uint64_t totalLines = 0;
-  std::string pending;
+  std::string pending;       // the start of a line whose '\n' has not come yet
+  bool pendingOpen = false;  // a line has begun (pending may be empty: an empty start is a start)
   std::map<int, RankState> ranks;
+  size_t rankCount = 0;           // ranks >= 0 in `ranks`
+  uint64_t linesPastRankCap = 0;  // lines of ranks past kMaxRanks, kept without a rank
   ExceptionGroups exceptions;
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
@@ -99,10 +108,20 @@ struct Diagnoser::State {
   RankState& rankSlow(int r) {
     auto it = ranks.find(r);
     if (it != ranks.end()) return it->second;
-    RankState& st = ranks[r];
-    st.hits.resize(rules.rules().size());
-    for (size_t i = 0; i < rules.rules().size(); ++i) st.hits[i].resize(rules.rules()[i]->signals.size());
-    return st;
+    if (r >= 0) ++rankCount;
+    return ranks[r];
+  }
+
+  // The rank a line is kept under: its own, unless the table is full and it is a new one.
+  int admit(int r) {
+    if (r < 0 || (lastRank.state && lastRank.key == r) || rankCount < kMaxRanks || ranks.count(r)) return r;
+    ++linesPastRankCap;
+    return -1;
+  }
+
+  static const SignalHit* hitOf(const RankState* st, size_t rule, size_t signal) {
+    if (!st || rule >= st->hits.size() || signal >= st->hits[rule].size()) return nullptr;
+    return &st->hits[rule][signal];
   }
 
   void addMetrics(const ParsedLine& line, RankState& st, const MetricSample& s) {
@@ -160,6 +179,7 @@ struct Diagnoser::State {
 
   void apply(LineFacts& facts) {
     ParsedLine& line = facts.line;
+    line.rank = admit(line.rank);
     lineNo = line.lineNo + 1;
     ++totalLines;
     if (facts.launcher || launcher.isReading()) launcher.add(line);
@@ -186,7 +206,10 @@ struct Diagnoser::State {
   }
 
   void record(RankState& st, const ParsedLine& line, Matcher::Hit& hit, uint32_t begin, uint32_t end, std::string_view text) {
-    SignalHit& h = st.hits[hit.rule][static_cast<size_t>(hit.signal)];
+    if (st.hits.empty()) st.hits.resize(rules.rules().size());
+    auto& ruleHits = st.hits[hit.rule];
+    if (ruleHits.empty()) ruleHits.resize(rules.rules()[hit.rule]->signals.size());
+    SignalHit& h = ruleHits[static_cast<size_t>(hit.signal)];
     ++h.count;
     if (h.seen) return;
     h.seen = true;
@@ -220,13 +243,15 @@ struct Diagnoser::State {
         if (v.value && own && metrics == &own->metrics && rule.positiveSignals[s]) own_ = true;
         continue;
       }
+      const SignalHit* ownHit = hitOf(own, ruleIndex, s);
+      const SignalHit* sharedHit = hitOf(shared, ruleIndex, s);
       const SignalHit* hit = nullptr;
-      if (own && own->hits[ruleIndex][s].seen) hit = &own->hits[ruleIndex][s];
-      else if (shared && shared->hits[ruleIndex][s].seen) hit = &shared->hits[ruleIndex][s];
+      if (ownHit && ownHit->seen) hit = ownHit;
+      else if (sharedHit && sharedHit->seen) hit = sharedHit;
       if (!hit) continue;
-      uint64_t count = (own ? own->hits[ruleIndex][s].count : 0) + (shared ? shared->hits[ruleIndex][s].count : 0);
+      uint64_t count = (ownHit ? ownHit->count : 0) + (sharedHit ? sharedHit->count : 0);
       if (count < static_cast<uint64_t>(sig.minCount)) continue;
-      if (own && hit == &own->hits[ruleIndex][s] && rule.positiveSignals[s]) own_ = true;
+      if (hit == ownHit && rule.positiveSignals[s]) own_ = true;
       v.value = true;
       v.evidence.push_back(hit->evidence);
       v.captures = hit->captures;
@@ -269,15 +294,17 @@ struct Diagnoser::State {
   }
 
   Diagnosis finish() {
-    if (!pending.empty()) {
+    if (pendingOpen) {
       processLine(pending);
       pending.clear();
+      pendingOpen = false;
     }
     tracker.flush(finished);
     takeFinished();
     Diagnosis out;
     out.sources = sources;
     out.lines = totalLines;
+    out.linesPastRankCap = linesPastRankCap;
 
     std::vector<int> rankKeys;
     for (const auto& [r, st] : ranks)
@@ -330,9 +357,10 @@ Diagnoser::Diagnoser(const RuleSet& rules, const Matcher& matcher, Options optio
 Diagnoser::~Diagnoser() = default;
 
 void Diagnoser::beginSource(std::string name, int defaultRank) {
-  if (!state_->pending.empty()) {
+  if (state_->pendingOpen) {
     state_->processLine(state_->pending);
     state_->pending.clear();
+    state_->pendingOpen = false;
   }
   state_->sources.push_back(std::move(name));
   state_->sourceRanks.resize(state_->sources.size() - 1, -1);
@@ -346,18 +374,24 @@ void Diagnoser::addText(std::string_view chunk) {
   State& st = *state_;
   if (st.sources.empty()) st.sources.push_back("<input>");
   size_t start = 0;
+  // A partial line is kept up to kMaxLineBytes: the rest of a longer one is skipped.
+  auto keep = [&](std::string_view part) {
+    if (st.pending.size() < kMaxLineBytes) st.pending.append(part.substr(0, kMaxLineBytes - st.pending.size()));
+  };
   while (start < chunk.size()) {
     size_t nl = chunk.find('\n', start);
     if (nl == std::string_view::npos) {
-      st.pending.append(chunk.substr(start));
+      keep(chunk.substr(start));
+      st.pendingOpen = true;
       return;
     }
-    if (st.pending.empty()) {
+    if (!st.pendingOpen) {
       st.processLine(chunk.substr(start, nl - start));
     } else {
-      st.pending.append(chunk.substr(start, nl - start));
+      keep(chunk.substr(start, nl - start));
       st.processLine(st.pending);
       st.pending.clear();
+      st.pendingOpen = false;
     }
     start = nl + 1;
   }
@@ -383,7 +417,7 @@ uint64_t Diagnoser::nextLineNo() const { return state_->lineNo; }
 
 const ParsedLine* Diagnoser::previousLine() const { return state_->hasPrevious ? &state_->previous : nullptr; }
 
-bool Diagnoser::hasPartialLine() const { return !state_->pending.empty(); }
+bool Diagnoser::hasPartialLine() const { return state_->pendingOpen; }
 
 Diagnosis Diagnoser::finish() { return state_->finish(); }
 

@@ -59,7 +59,7 @@ void keepWrapped(std::vector<Matcher::Hit>& hits, const ParsedLine& prev, const 
 
 // Resets `out` to the parse of `raw`, reusing its memory.
 void parseFacts(std::string_view raw, uint32_t source, uint64_t lineNo, int defaultRank, LineFacts& out) {
-  parseLineInto(raw, source, lineNo, out.line);
+  parseLineInto(raw.substr(0, kMaxLineBytes), source, lineNo, out.line);
   if (out.line.rank < 0) out.line.rank = defaultRank;
   out.hits.clear();
   out.wrapped.clear();

@@ -14,6 +14,10 @@ namespace {
 using text::isDigit;
 using text::readInt;
 
+// A rank number no launcher prints (the largest jobs have tens of thousands of ranks): the
+// digits are not a rank.
+constexpr long long kMaxRankNumber = 1 << 20;
+
 // Launcher prefixes. Returns the length of the prefix consumed, 0 when there is none.
 size_t parsePrefix(std::string_view s, int& rank) {
   long long n = 0;
@@ -22,7 +26,7 @@ size_t parsePrefix(std::string_view s, int& rank) {
     if (s.substr(0, tag.size()) == tag) {
       size_t d = readInt(s, tag.size(), n);
       size_t p = tag.size() + d;
-      if (d > 0 && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
+      if (d > 0 && n < kMaxRankNumber && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
         rank = static_cast<int>(n);
         return p + 2;
       }
@@ -35,7 +39,7 @@ size_t parsePrefix(std::string_view s, int& rank) {
     if (d1 > 0 && 1 + d1 < s.size() && s[1 + d1] == ',') {
       size_t d2 = readInt(s, 2 + d1, n);
       size_t p = 2 + d1 + d2;
-      if (d2 > 0 && p < s.size() && s[p] == ']') {
+      if (d2 > 0 && n < kMaxRankNumber && p < s.size() && s[p] == ']') {
         ++p;
         for (std::string_view stream : {std::string_view("<stderr>:"), std::string_view("<stdout>:"),
                                         std::string_view("<stddiag>:")}) {
@@ -51,7 +55,7 @@ size_t parsePrefix(std::string_view s, int& rank) {
   size_t i = 0;
   while (i < s.size() && s[i] == ' ') ++i;
   size_t d = readInt(s, i, n);
-  if (d > 0 && d <= 5 && i + d + 1 < s.size() && s[i + d] == ':' && s[i + d + 1] == ' ') {
+  if (d > 0 && d <= 5 && n < kMaxRankNumber && i + d + 1 < s.size() && s[i + d] == ':' && s[i + d + 1] == ' ') {
     rank = static_cast<int>(n);
     return i + d + 1;
   }
@@ -98,7 +102,7 @@ int rankFromText(std::string_view m) {
       seen[tag] = true;
       size_t from = spaced ? 5 : 4;
       size_t d = readInt(rest, from, n);
-      if (d > 0 && from + d < rest.size() && rest[from + d] == ']') found[tag] = static_cast<int>(n);
+      if (d > 0 && n < kMaxRankNumber && from + d < rest.size() && rest[from + d] == ']') found[tag] = static_cast<int>(n);
     }
     if (seen[0] && seen[1] && seen[2] && seen[3]) break;
   }
@@ -110,13 +114,13 @@ int rankFromText(std::string_view m) {
     size_t at = m.rfind(" Rank ", close);
     if (close != std::string_view::npos && at != std::string_view::npos) {
       size_t d = readInt(m, at + 6, n);
-      if (d > 0 && at + 6 + d == close) return static_cast<int>(n);
+      if (d > 0 && n < kMaxRankNumber && at + 6 + d == close) return static_cast<int>(n);
     }
   }
   for (std::string_view tag : {std::string_view("Rank "), std::string_view("rank ")}) {
     if (m.substr(0, tag.size()) != tag) continue;
     size_t d = readInt(m, tag.size(), n);
-    if (d > 0 && tag.size() + d < m.size() && m[tag.size() + d] == ':') return static_cast<int>(n);
+    if (d > 0 && n < kMaxRankNumber && tag.size() + d < m.size() && m[tag.size() + d] == ':') return static_cast<int>(n);
   }
   return -1;
 }

@@ -11,6 +11,11 @@
 
 namespace denpex::core {
 
+// The longest line denpex reads whole: the bytes of a longer line past this many are skipped
+// (no failure message is longer; a stream that never ends its line cannot grow memory). Line
+// numbers and columns stay those of the input.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
 // One line after cleaning. Offsets in `message*` are into `clean.text`.
 struct ParsedLine {
   uint32_t source = 0;    // which input (file) the line came from

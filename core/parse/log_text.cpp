@@ -2,6 +2,9 @@
 #include "core/parse/log_text.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 
@@ -117,7 +120,70 @@ size_t LineIndex::toOffset(TextPosition pos, PositionEncoding enc) const {
 
 namespace {
 
-// Appends the bytes of raw[begin, end) that are not part of an escape sequence.
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), 0 when there is none there.
+size_t wellFormedLength(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c == 0xE0) len = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) len = 3;
+  else if (c == 0xED) len = 3, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF) len = 3;
+  else if (c == 0xF0) len = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) len = 4;
+  else if (c == 0xF4) len = 4, hi = 0x8F;
+  else return 0;
+  if (i + len > s.size() || b(1) < lo || b(1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k)
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+bool wellFormed(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = wellFormedLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+// What a line holds that cleaning must see: terminal noise (ESC, CR, BS) and bytes outside
+// ASCII (which may be ill-formed UTF-8). One pass, 16 bytes at a time.
+struct Noise {
+  bool terminal = false;
+  bool nonAscii = false;
+};
+Noise scanNoise(std::string_view s) {
+  Noise n;
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i esc = _mm_set1_epi8(0x1B), cr = _mm_set1_epi8('\r'), bs = _mm_set1_epi8('\b');
+  for (; i + 16 <= s.size(); i += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    __m128i t = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, cr)), _mm_cmpeq_epi8(v, bs));
+    n.terminal |= _mm_movemask_epi8(t) != 0;
+    n.nonAscii |= _mm_movemask_epi8(v) != 0;
+  }
+#endif
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    n.terminal |= c == 0x1B || c == '\r' || c == '\b';
+    n.nonAscii |= (static_cast<unsigned char>(c) & 0x80) != 0;
+  }
+  return n;
+}
+
+// Appends the bytes of raw[begin, end) that are not part of an escape sequence; a byte that is
+// not part of well-formed UTF-8 becomes U+FFFD (its three bytes all map to that byte).
 void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& out) {
   size_t i = begin;
   while (i < end) {
@@ -142,6 +208,21 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
       ++i;
       continue;
     }
+    if (c >= 0x80) {
+      size_t len = wellFormedLength(raw.substr(0, end), i);
+      if (len == 0) {
+        out.owned += "\xEF\xBF\xBD";
+        for (int k = 0; k < 3; ++k) out.origin.push_back(static_cast<uint32_t>(i));
+        ++i;
+        continue;
+      }
+      for (size_t k = 0; k < len; ++k) {
+        out.owned.push_back(raw[i + k]);
+        out.origin.push_back(static_cast<uint32_t>(i + k));
+      }
+      i += len;
+      continue;
+    }
     out.owned.push_back(static_cast<char>(c));
     out.origin.push_back(static_cast<uint32_t>(i));
     ++i;
@@ -161,10 +242,10 @@ void cleanLineInto(std::string_view raw, CleanLine& out) {
   out.origin.clear();
   size_t end = raw.size();
   while (end > 0 && (raw[end - 1] == '\r' || raw[end - 1] == '\n')) --end;
-  // Three vectorised searches cost less than one byte loop on the usual line, which has none.
+  // One vectorised pass: the usual line has no terminal noise and only ASCII.
   std::string_view body = raw.substr(0, end);
-  bool noisy = body.find('\x1b') != std::string_view::npos || body.find('\r') != std::string_view::npos ||
-               body.find('\b') != std::string_view::npos;
+  Noise noise = scanNoise(body);
+  bool noisy = noise.terminal || (noise.nonAscii && !wellFormed(body));
   if (!noisy) {
     out.text = raw.substr(0, end);  // nothing to clean: the raw bytes, not a copy
     return;

@@ -64,7 +64,9 @@ class LineIndex {
 };
 
 // A line with ANSI escapes removed and carriage-return redraws collapsed to the last non-empty
-// segment. `origin[i]` is the byte offset in the raw line of clean byte i, with one extra entry
+// segment, and every byte that is not part of well-formed UTF-8 replaced by U+FFFD (so every
+// output format can print it; the three bytes of each replacement map to the byte they replace).
+// `origin[i]` is the byte offset in the raw line of clean byte i, with one extra entry
 // (the raw offset just past the last kept byte) so that end offsets map too. Most lines have no
 // terminal noise: then `origin` stays empty and offsets map to themselves.
 struct CleanLine {

@@ -133,7 +133,9 @@ std::string renderJson(const ReportInput& in) {
               {"lines", d.lines},
               {"incident", incident},
               {"findings", findings}};
-  return out.dump(2) + "\n";
+  if (d.linesPastRankCap > 0) out["lines_past_rank_cap"] = d.linesPastRankCap;
+  // Replace, never throw: a file name need not be UTF-8.
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace denpex::core

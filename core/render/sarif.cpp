@@ -93,7 +93,7 @@ std::string renderSarif(const ReportInput& in) {
                                                                {"informationUri", "https://github.com/denpex/denpex"},
                                                                {"rules", rules}}}}},
                                        {"results", results}}})}};
-  return sarif.dump(2) + "\n";
+  return sarif.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace denpex::core

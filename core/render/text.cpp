@@ -144,6 +144,9 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
     }
     out += "\n  " + st.dim("Full entry: denpex explain " + r.id) + "\n";
   }
+  if (d.linesPastRankCap > 0)
+    out += st.dim("note: " + std::to_string(d.linesPastRankCap) +
+                  " lines named ranks past the first 8192 and were read as lines without a rank") + "\n";
   if (d.findings.empty()) {
     out += "No known failure found in " + std::to_string(d.lines) + " lines.\n";
   } else {
