@@ -167,7 +167,10 @@ int runDiagnose(const std::vector<std::string>& args) {
     if (fs::is_directory(status)) {
       // A folder of per-rank logs (torchrun --log_dir, one file per rank or host).
       std::string error;
-      if (io::feedFolder(path, diagnoser, error).empty())
+      std::vector<std::string> warnings;
+      auto fed = io::feedFolder(path, diagnoser, error, nullptr, &warnings);
+      for (const auto& w : warnings) std::cerr << "denpex: warning: " << w << "\n";
+      if (fed.empty())
         return usageError(!error.empty() ? error : path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");
       continue;
     }

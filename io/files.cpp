@@ -14,7 +14,7 @@ namespace denpex::io {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> readFile(const fs::path& path, std::string& error) {
+std::optional<std::string> readFile(const fs::path& path, std::string& error, ReadLimits limits) {
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
@@ -24,6 +24,17 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error) {
   if (fs::is_directory(status)) {
     error = path.string() + ": is a directory";
     return std::nullopt;
+  }
+  if (limits.regularOnly && !fs::is_regular_file(status)) {
+    error = path.string() + ": not a regular file (a FIFO, a socket or a device is not read)";
+    return std::nullopt;
+  }
+  if (fs::is_regular_file(status)) {
+    uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > limits.maxBytes) {
+      error = path.string() + ": " + std::to_string(size >> 20) + " MiB, over the limit of " + std::to_string(limits.maxBytes >> 20) + " MiB";
+      return std::nullopt;
+    }
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -1,15 +1,23 @@
 // Reading files from disk, with the error a user can act on.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 
 namespace denpex::io {
 
+struct ReadLimits {
+  // Refuse what is not a regular file (a FIFO would block, /dev/zero would never end).
+  bool regularOnly = false;
+  uintmax_t maxBytes = UINTMAX_MAX;
+};
+
 // Reads a whole file; nullopt with `error` set ("<path>: no such file", "...: is a directory",
-// "...: cannot be read (permission denied?)", "...: read error") otherwise. Thread-safe.
-std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error);
+// "...: cannot be read (permission denied?)", "...: read error", "...: not a regular file",
+// "...: N MiB, over the limit of M MiB") otherwise. Thread-safe.
+std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error, ReadLimits limits = {});
 
 // Replaces the contents of an existing regular file whose contents are still `expected`, so that
 // a reader never sees half a file: a temporary file is created exclusively beside it (a name no

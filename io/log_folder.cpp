@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 
 #include "io/files.h"
 
@@ -84,16 +85,46 @@ std::optional<std::string> readLogInput(const LogInput& input, std::string& erro
 }
 
 std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser, std::string& error,
-                                 std::vector<std::string>* texts) {
-  std::vector<LogInput> inputs = logsInFolder(dir);
-  for (const auto& input : inputs) {
-    auto text = readLogInput(input, error);
-    if (!text) return {};
+                                 std::vector<std::string>* texts, std::vector<std::string>* warnings, uintmax_t maxTextBytes) {
+  std::vector<LogInput> fed;
+  std::string firstProblem;
+  auto skip = [&](const std::string& why) {
+    if (firstProblem.empty()) firstProblem = why;
+    if (warnings) warnings->push_back("skipped " + why);
+  };
+  for (const auto& input : logsInFolder(dir)) {
+    if (input.errorFile || texts) {
+      std::string why;
+      std::optional<std::string> text;
+      if (texts && !input.errorFile) text = readFile(input.path, why, {true, maxTextBytes});
+      else text = readLogInput(input, why);
+      if (!text) {
+        skip(why);
+        continue;
+      }
+      diagnoser.beginSource(input.name, input.rank);
+      diagnoser.addText(*text);
+      if (texts) texts->push_back(std::move(*text));
+      fed.push_back(input);
+      continue;
+    }
+    // A log file: a megabyte at a time.
+    std::ifstream in(input.path, std::ios::binary);
+    if (!in) {
+      skip(input.path.string() + ": cannot be read (permission denied?)");
+      continue;
+    }
     diagnoser.beginSource(input.name, input.rank);
-    diagnoser.addText(*text);
-    if (texts) texts->push_back(std::move(*text));
+    std::string chunk(size_t{1} << 20, '\0');
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      diagnoser.addText(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+    }
+    if (in.bad()) warnings ? warnings->push_back("stopped reading " + input.path.string() + ": read error") : void();
+    fed.push_back(input);
   }
-  return inputs;
+  if (fed.empty() && !firstProblem.empty()) error = firstProblem;
+  return fed;
 }
 
 }  // namespace denpex::io

@@ -3,6 +3,7 @@
 // Diagnoser passed in belongs to the caller's thread).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -30,9 +31,12 @@ std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
 std::optional<std::string> readLogInput(const LogInput& input, std::string& error);
 
 // Feeds every log of a per-rank folder into `diagnoser`, one input per file with its rank, and
-// returns the inputs fed. On an unreadable file sets `error` and stops. `texts`, when given,
-// receives each input's text (the language server publishes on the files).
+// returns the inputs fed. A file that cannot be read is skipped with a line in `warnings`; when
+// none can be, `error` says why. Without `texts` a file is read a megabyte at a time (memory
+// stays flat whatever the folder holds); `texts`, when given, receives each input's text (the
+// language server publishes on the files), and a file over `maxTextBytes` is skipped.
 std::vector<LogInput> feedFolder(const std::filesystem::path& dir, core::Diagnoser& diagnoser, std::string& error,
-                                 std::vector<std::string>* texts = nullptr);
+                                 std::vector<std::string>* texts = nullptr, std::vector<std::string>* warnings = nullptr,
+                                 uintmax_t maxTextBytes = UINTMAX_MAX);
 
 }  // namespace denpex::io

@@ -1,5 +1,7 @@
 // workspace/executeCommand: denpex.diagnose (text from anywhere, a document range, or a folder
 // of per-rank logs), denpex.explain (a rule's entry) and denpex.rules (the loaded rules).
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 
 #include "core/render/report.h"
@@ -17,6 +19,9 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kCommands = {"denpex.diagnose", "denpex.explain", "denpex.rules"};
 
 namespace {
+
+// The biggest file the server reads from disk for a command: the biggest message it accepts.
+constexpr uintmax_t kMaxFileBytes = uintmax_t{256} << 20;
 
 // The command's result: the diagnosis as the CLI's JSON report, with its fix plans.
 json diagnosisJson(const core::Diagnosis& d, Server& server) {
@@ -38,8 +43,13 @@ json diagnoseFolder(Server& server, const std::string& folder) {
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
   std::vector<std::string> texts, uris;
   std::string error;
-  auto inputs = io::feedFolder(path, diagnoser, error, &texts);
+  std::vector<std::string> warnings;
+  auto inputs = io::feedFolder(path, diagnoser, error, &texts, &warnings, kMaxFileBytes);
   if (inputs.empty()) throw LspError(error::kInvalidParams, !error.empty() ? error : "no log files in " + path);
+  for (const auto& w : warnings) {
+    spdlog::warn("{}", w);
+    server.notify("window/showMessage", {{"type", 2}, {"message", "denpex: " + w}});
+  }
   for (const auto& in : inputs) uris.push_back(pathToUri(fs::absolute(in.path, ec).lexically_normal().string()));
   core::Diagnosis d = diagnoser.finish();
   for (size_t s = 0; s < inputs.size(); ++s) {
@@ -73,7 +83,8 @@ json diagnose(Server& server, const json& arg) {
     text = std::string(doc->text->view());
   } else {
     std::string error;
-    auto disk = io::readFile(uriToPath(uri), error);
+    // Never a FIFO (it would block the server) or a device (/dev/zero never ends).
+    auto disk = io::readFile(uriToPath(uri), error, {true, kMaxFileBytes});
     if (!disk) throw LspError(error::kInvalidParams, "cannot read " + uri + ": " + error);
     text = std::move(*disk);
   }

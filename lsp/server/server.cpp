@@ -102,15 +102,17 @@ void Server::reloadRules() {
   for (const auto& s : skipped) inUse += "; not loaded (workspace not trusted): " + s;
   spdlog::info("{}", inUse);
   rulesNote_ = inUse;
+  // Rule errors are shown to the user, at start-up too (once the client is ready to show them).
+  rulesErrorNote_.clear();
+  if (!bundle->errors.empty())
+    rulesErrorNote_ = "denpex: " + std::to_string(bundle->errors.size()) + " rule file error(s), e.g. " + bundle->errors.front().format();
   if (initialized_) announceRules();
-  if (!bundle->errors.empty() && initialized_) {
-    notify("window/showMessage", {{"type", 2},
-                                  {"message", "denpex: " + std::to_string(bundle->errors.size()) +
-                                                  " rule file error(s), e.g. " + bundle->errors.front().format()}});
-  }
 }
 
-void Server::announceRules() { notify("window/logMessage", {{"type", 3}, {"message", rulesNote_}}); }
+void Server::announceRules() {
+  notify("window/logMessage", {{"type", 3}, {"message", rulesNote_}});
+  if (!rulesErrorNote_.empty()) notify("window/showMessage", {{"type", 2}, {"message", rulesErrorNote_}});
+}
 
 // --- services ----------------------------------------------------------------------------------
 

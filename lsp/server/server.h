@@ -127,7 +127,8 @@ class Server {
   mutable std::shared_ptr<const std::vector<std::filesystem::path>> listing_;
   mutable std::chrono::steady_clock::time_point listedAt_;
   Settings settings_;
-  std::string rulesNote_;  // what announceRules() says (main thread)
+  std::string rulesNote_;       // what announceRules() says (main thread)
+  std::string rulesErrorNote_;  // and shows, when rule files had errors
 
   mutable std::mutex rulesMutex_;
   std::shared_ptr<const io::LoadedRules> rules_;

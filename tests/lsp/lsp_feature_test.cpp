@@ -2,6 +2,7 @@
 // hover, code actions applied to a real train.py, commands, links, lenses, positions, growing
 // logs, settings. Each test fails when the server sent a message it never read.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <boost/process.hpp>
 #include <filesystem>
@@ -326,6 +327,31 @@ TEST_F(Workspace, SecretsAreMaskedInDiagnosticsHoversAndReports) {
     EXPECT_FALSE(contains(text, password)) << text;
   }
   EXPECT_TRUE(contains(hover.dump(), "hf_****")) << hover.dump();
+}
+
+// Hostile files never block or exhaust the server: a FIFO is refused at once, a file over the
+// limit in a folder of rank logs is skipped with a warning, and rule errors at start-up are shown.
+TEST_F(Workspace, SpecialAndOversizedFilesAreRefusedAndRuleErrorsShown) {
+  fs::path fifo = dir_ / "pipe.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_directories(dir_ / "run");
+  fs::copy_file(dir_ / "train.log", dir_ / "run/rank0.log");
+  { std::ofstream(dir_ / "run/rank1.log"); }
+  fs::resize_file(dir_ / "run/rank1.log", uintmax_t{300} << 20);  // sparse: no disk, no time
+  writeAll(dir_ / ".denpex/rules/broken.yaml", "id: broken\ntitle: [unclosed\n");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), json::object(), {{"trustedWorkspace", true}});
+  json shown = c.notification("window/showMessage", [](const json&) { return true; });
+  EXPECT_NE(shown["message"].get<std::string>().find("1 rule file error(s), e.g. "), std::string::npos) << shown.dump();
+  json fifoResult = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"uri", uriOf(fifo)}}}}});
+  EXPECT_EQ(fifoResult["error"]["code"], -32602);
+  EXPECT_NE(fifoResult["error"]["message"].get<std::string>().find("not a regular file"), std::string::npos) << fifoResult.dump();
+  json folder = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"folder", (dir_ / "run").string()}}}}});
+  json warning = c.notification("window/showMessage", [](const json& p) { return p.value("message", "").find("rank1.log") != std::string::npos; });
+  EXPECT_NE(warning["message"].get<std::string>().find("300 MiB, over the limit of 256 MiB"), std::string::npos) << warning.dump();
+  ASSERT_TRUE(folder.contains("result")) << folder.dump();
+  EXPECT_EQ(folder["result"]["findings"][0]["rule"], "adamw-eps-fp16-underflow");
+  c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uriOf(dir_ / "run/rank0.log"); });
 }
 
 // A traceback that names a file outside the workspace gets no edit from the editor.
