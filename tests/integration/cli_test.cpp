@@ -1,5 +1,8 @@
 // The built `denpex` binary, run over real pipes the way a user runs it.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <thread>
+#include <set>
 
 #include <boost/asio.hpp>
 #include <boost/process.hpp>
@@ -374,6 +377,93 @@ TEST_F(ScratchProject, RunKeepsTheStatusAndRemovesItsLogOnSuccess) {
   EXPECT_TRUE(contains(missing.err, "cannot start 'no-such-command-xyz': command not found"));
   Result none = denpex({"run"}, dir_);
   EXPECT_EQ(none.code, 2);
+}
+
+// `denpex run` and signals: what it is sent goes to the command's whole process group, a
+// command that ignores it is killed after the grace period, processes the command left behind
+// do not keep denpex waiting, and a signal in its first milliseconds orphans nothing.
+namespace {
+
+// Starts `denpex run ARGS` in the background; returns the child and its stderr.
+struct Background {
+  boost::asio::io_context io;
+  std::future<std::string> err;
+  std::unique_ptr<bp::child> child;
+  Background(const std::vector<std::string>& args, const fs::path& cwd) {
+    child = std::make_unique<bp::child>(DENPEX_BINARY, bp::args(args), bp::std_out > bp::null, bp::std_err > err,
+                                        bp::start_dir(cwd.string()), io);
+  }
+  int finish() {
+    io.run();
+    child->wait();
+    return child->exit_code();
+  }
+};
+
+bool processAlive(const std::string& marker) {
+  return bp::system(bp::search_path("pgrep"), "-f", marker, bp::std_out > bp::null) == 0;
+}
+
+}  // namespace
+
+TEST_F(ScratchProject, RunPassesSignalsToTheWholeGroupAndKillsAfterTheGrace) {
+  // SIGTERM sent to denpex's own pid reaches the command and its worker (a background job of a
+  // shell script, which ignores SIGINT by POSIX's rule).
+  writeAll(dir_ / "workers.sh", "sleep 41.5 &\nwait\n");
+  Background terminated({"run", "--", "sh", "workers.sh"}, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(terminated.child->id(), SIGTERM);
+  EXPECT_EQ(terminated.finish(), 143);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(processAlive("sleep 41.5")) << "the worker got the signal too";
+  // SIGINT sent to denpex's own pid (no terminal here) interrupts the command.
+  Background interrupted({"run", "--", "python3", "-c", "import time; time.sleep(41.25)"}, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(interrupted.child->id(), SIGINT);
+  EXPECT_EQ(interrupted.finish(), 130);
+  EXPECT_TRUE(contains(interrupted.err.get(), "the command was interrupted"));
+  // A command that ignores SIGTERM is killed once the grace is over.
+  writeAll(dir_ / "stubborn.sh", "trap '' TERM\necho started\nsleep 42.5\n");
+  Background stubborn({"run", "--grace", "0.5", "--", "sh", "stubborn.sh"}, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto sent = std::chrono::steady_clock::now();
+  ::kill(stubborn.child->id(), SIGTERM);
+  EXPECT_EQ(stubborn.finish(), 137);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(5));
+  EXPECT_TRUE(contains(stubborn.err.get(), "the command did not stop within 0.5 s of the signal; killing it"));
+  EXPECT_FALSE(processAlive("sleep 42.5"));
+}
+
+TEST_F(ScratchProject, RunDoesNotWaitForWhatTheCommandLeftBehind) {
+  auto start = std::chrono::steady_clock::now();
+  Result r = denpex({"run", "--", "sh", "-c", "sleep 43.5 & echo left; exit 3"}, dir_);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(contains(r.out, "left\n")) << r.out;
+  bp::system(bp::search_path("pkill"), "-f", "sleep 43.5");
+}
+
+TEST_F(ScratchProject, ASignalInRunsFirstMillisecondsOrphansNothing) {
+  // Signalled at once, again and again: the command never outlives denpex, and a temp log is
+  // either removed or named.
+  fs::path tmp = fs::temp_directory_path();
+  std::set<std::string> before;
+  for (const auto& e : fs::directory_iterator(tmp))
+    if (e.path().filename().string().rfind("denpex-run-", 0) == 0) before.insert(e.path().string());
+  for (int i = 0; i < 10; ++i) {
+    Background early({"run", "--", "sleep", "44.5"}, dir_);
+    ::kill(early.child->id(), SIGTERM);
+    early.finish();
+    std::string err = early.err.get();
+    for (const auto& e : fs::directory_iterator(tmp)) {
+      std::string p = e.path().string();
+      if (e.path().filename().string().rfind("denpex-run-", 0) != 0 || before.count(p)) continue;
+      EXPECT_TRUE(contains(err, p)) << "a temp log nobody was told of: " << p;
+      before.insert(p);
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(processAlive("sleep 44.5"));
 }
 
 TEST_F(ScratchProject, FoldersOfPerRankLogs) {
