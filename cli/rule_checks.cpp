@@ -1,6 +1,18 @@
 // Rule snapshots and .fixed files (see rule_checks.h).
 #include "cli/rule_checks.h"
 
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <cctype>
+
+#include <sstream>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <chrono>
+
 #include <algorithm>
 #include <fstream>
 
@@ -134,6 +146,100 @@ std::vector<std::string> checkFixes(const core::Rule& rule, const fs::path& fixD
       failures.push_back("  " + name + ": " + stale.filename().string() + " expects an edit that was not planned");
   }
   return failures;
+}
+
+namespace {
+
+// The sample a pattern is timed on: the rule's examples, and lines of characters the pattern
+// itself names (what makes a DFA's states multiply), from a fixed seed.
+std::vector<std::string> sampleFor(const core::Rule& rule, const std::string& pattern) {
+  std::vector<std::string> lines;
+  for (const auto* list : {&rule.matchExamples, &rule.noMatchExamples})
+    for (const auto& ex : *list) {
+      std::istringstream in(ex.text);
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+  // The characters the pattern names outside its {m,n} counts; \d, \s and \w stand for a few
+  // of their class.
+  std::string alphabet;
+  int braces = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+      if (i < pattern.size() && pattern[i] == 'd') alphabet += "07";
+      else if (i < pattern.size() && pattern[i] == 's') alphabet += " ";
+      else if (i < pattern.size() && pattern[i] == 'w') alphabet += "a_";
+      continue;
+    }
+    if (c == '{') ++braces;
+    else if (c == '}' && braces > 0) --braces;
+    else if (!braces && (std::isalnum(static_cast<unsigned char>(c)) || c == ' ' || c == '_' || c == '-' || c == ':') &&
+             alphabet.find(c) == std::string::npos)
+      alphabet += c;
+  }
+  if (alphabet.empty()) alphabet = "ab";
+  alphabet.resize(std::min<size_t>(alphabet.size(), 12));
+  // Lines over the whole alphabet, and over it less one character at a time: a run that never
+  // meets the character that would end a match is what multiplies a DFA's states.
+  std::vector<std::string> alphabets{alphabet};
+  if (alphabet.size() > 1)
+    for (size_t k = 0; k < alphabet.size(); ++k) alphabets.push_back(alphabet.substr(0, k) + alphabet.substr(k + 1));
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (const auto& a : alphabets) {
+    for (int n = 0; n < 40; ++n) {
+      std::string line(256, ' ');
+      for (char& c : line) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        c = a[(state >> 33) % a.size()];
+      }
+      lines.push_back(std::move(line));
+    }
+  }
+  return lines;
+}
+
+// The best of three times to search every line with an RE2::Set holding `pattern` (as the
+// matcher holds every pattern: a set's DFA is where a hostile pattern costs), in microseconds.
+double searchMicros(const std::string& pattern, const std::vector<std::string>& lines) {
+  double best = 1e18;
+  std::vector<int> found;
+  for (int run = 0; run < 3; ++run) {
+    // A fresh set each time: its DFA starts cold, as it does on every new kind of line of a
+    // long log, where a hostile pattern keeps making states.
+    RE2::Set set(core::Matcher::patternOptions(), RE2::UNANCHORED);
+    if (set.Add(pattern, nullptr) < 0 || set.Add("zq#xj", nullptr) < 0 || !set.Compile()) return 0;
+    auto start = std::chrono::steady_clock::now();
+    for (const auto& l : lines) {
+      found.clear();
+      set.Match(l, &found);
+    }
+    best = std::min(best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::string> slowPatterns(const core::Rule& rule) {
+  std::vector<std::string> out;
+  for (const auto& sig : rule.signals) {
+    if (sig.pattern.empty()) continue;
+    auto lines = sampleFor(rule, sig.pattern);
+    size_t bytes = 0;
+    for (const auto& l : lines) bytes += l.size();
+    double us = searchMicros(sig.pattern, lines), base = std::max(searchMicros("zq#xj", lines), 1.0);
+    // RE2's fast path keeps most patterns within a few times a plain one; its slow path is a
+    // hundred times slower and more.
+    if (us > 20 * base && us > 2000) {
+      char figures[160];
+      std::snprintf(figures, sizeof figures, "%.0f MB/s on a %zu KiB sample, %.0fx a plain pattern", bytes / us, bytes >> 10, us / base);
+      out.push_back("rule '" + rule.id + "': signal '" + sig.name + "' scans slowly (" + figures +
+                    "): RE2 cannot keep its fast path on it; every diagnosis slows down. Rewrite it with fewer "
+                    "repeated classes, or anchor it.");
+    }
+  }
+  return out;
 }
 
 }  // namespace denpex::cli

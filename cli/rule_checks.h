@@ -33,4 +33,9 @@ std::string ruleSnapshot(const core::Rule& rule, const core::RuleSet& rules, con
 std::vector<std::string> checkFixes(const core::Rule& rule, const std::filesystem::path& fixDir, const core::RuleSet& rules,
                                     const core::Matcher& matcher, bool update);
 
+// Patterns of the rule that scan slowly (RE2's DFA gives up on them and its slow path takes
+// over: `[ab]*a[ab]{20}z`), measured on the rule's examples and on lines made of the characters
+// the pattern names, against a plain pattern on the same text. One line per offender.
+std::vector<std::string> slowPatterns(const core::Rule& rule);
+
 }  // namespace denpex::cli

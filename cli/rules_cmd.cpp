@@ -184,8 +184,17 @@ int lint(const std::optional<std::string>& dir, const std::vector<std::string>& 
       if (!t.load.rules.find(rel)) problems.push_back({rule.file, 0, "rule '" + id + "': related rule '" + rel + "' does not exist"});
   }
   for (const auto& p : problems) std::cout << p.format() << "\n";
+  // Slow patterns are warnings: a timing, not a fault of the file.
+  size_t warnings = 0;
+  for (const auto& id : t.ids) {
+    const core::Rule* rule = t.load.rules.find(id);
+    for (const auto& w : slowPatterns(*rule)) {
+      std::cout << rule->file << ": warning: " << w << "\n";
+      ++warnings;
+    }
+  }
   std::cout << t.ids.size() << " rules checked, " << problems.size() << " problem" << (problems.size() == 1 ? "" : "s")
-            << "\n";
+            << (warnings ? ", " + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") : "") << "\n";
   return problems.empty() ? kExitClean : kExitFound;
 }
 

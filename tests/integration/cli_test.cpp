@@ -640,6 +640,16 @@ TEST_F(UserRules, RulesOptionOverridesAShippedRuleOnlyWhenItSaysSo) {
   EXPECT_TRUE(contains(r.err, "denpex: shipped rule cuda-out-of-memory (by mine/cuda-out-of-memory.yaml) is overridden")) << r.err;
 }
 
+// A pattern that makes RE2's DFA give up slows every diagnosis: lint names it, with figures.
+TEST_F(UserRules, LintWarnsAboutAPatternThatScansSlowly) {
+  writeAll(dir_ / "team/dfa-hostile.yaml", "id: dfa-hostile\ntitle: Hostile\ncategory: test\nsummary: s\n"
+                                         "signals:\n  slow: '[ab]*a[ab]{20}z'\n  fine: 'CUDA error: (?P<what>.*)'\ncondition: slow or fine\n");
+  Result lint = denpex({"rules", "lint", "team"}, dir_);
+  EXPECT_TRUE(contains(lint.out, "team/dfa-hostile.yaml: warning: rule 'dfa-hostile': signal 'slow' scans slowly (")) << lint.out;
+  EXPECT_FALSE(contains(lint.out, "signal 'fine' scans slowly")) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "1 warning")) << lint.out;
+}
+
 // Two files of one folder claiming one id: which one wins would depend on file order, so the
 // second is an error for lint and for every command that loads the folder.
 TEST_F(UserRules, DuplicateIdsAreLintErrorsAndLoadErrors) {
