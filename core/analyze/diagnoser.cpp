@@ -151,14 +151,15 @@ struct Diagnoser::State {
     }
     if (s.gradNorm && !m.firstNonfinite[kLoss] && std::isfinite(*s.gradNorm)) {
       // A window of the last samples: the oldest one's memory is reused for the newest.
-      if (m.gradWindow.size() >= options.metricWindow && !m.gradWindow.empty()) {
-        m.gradWindow.push_back(std::move(m.gradWindow.front()));
-        m.gradWindow.pop_front();
+      auto& window = m.gradWindow ? *m.gradWindow : m.gradWindow.emplace();
+      if (window.size() >= options.metricWindow && !window.empty()) {
+        window.push_back(std::move(window.front()));
+        window.pop_front();
       } else {
-        m.gradWindow.emplace_back();
+        window.emplace_back();
       }
-      fill(m.gradWindow.back(), *s.gradNorm);
-      while (m.gradWindow.size() > options.metricWindow) m.gradWindow.pop_front();
+      fill(window.back(), *s.gradNorm);
+      while (window.size() > options.metricWindow) window.pop_front();
     }
     if (s.lossScale && std::isfinite(*s.lossScale)) {
       double v = *s.lossScale;

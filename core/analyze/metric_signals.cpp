@@ -86,7 +86,8 @@ SignalValue evalMetric(const Signal& sig, const Metrics& m) {
     case MetricTest::kStableBeforeNonfinite:
     case MetricTest::kGrowsBeforeNonfinite: {
       if (!lossNan) break;
-      const auto& w = m.gradWindow;
+      static const std::deque<Sample> kNone;
+      const auto& w = m.gradWindow ? *m.gradWindow : kNone;
       const auto& gradNan = m.firstNonfinite[kGradNorm];
       bool gradFirst = gradNan && (gradNan->source < lossNan->source ||
                                    (gradNan->source == lossNan->source && gradNan->line < lossNan->line));

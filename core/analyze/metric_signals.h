@@ -37,7 +37,9 @@ struct Metrics {
   bool any = false;
   long long counter = 0;
   std::optional<Sample> firstNonfinite[kMetricCount];
-  std::deque<Sample> gradWindow;  // grad-norm samples before the loss turned non-finite
+  // Grad-norm samples before the loss turned non-finite; made on the first one (an empty deque
+  // still allocates, and a big job has thousands of ranks that never print a grad norm).
+  std::optional<std::deque<Sample>> gradWindow;
   std::optional<Sample> lastScale;
   std::optional<Sample> firstScale;
   std::optional<Sample> minScale;

@@ -58,6 +58,11 @@ class Server {
   explicit Server(Transport& transport);
   ~Server();
 
+  // Handles one message body on the calling thread, as run() does for each message it reads
+  // (background diagnoses are queued, not run, unless run() started the worker). For drivers that
+  // feed the server themselves: the fuzzer.
+  void handleMessage(std::string& body) { handle(body); }
+
   // Runs until `exit` or the end of input. Returns the process exit code: 0 after a
   // `shutdown` request, 1 otherwise (as the spec asks).
   int run();

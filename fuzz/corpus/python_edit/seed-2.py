@@ -1,0 +1,216 @@
+"""Trigger one real PyTorch failure on CPU.
+
+    /usr/bin/python3 fail.py --case backward-twice
+
+Each case is a few lines of ordinary training code with one mistake in it; the
+script is expected to crash with the error that the matching denpex rule looks
+for. See README.md in this directory for what each case does.
+"""
+import argparse
+import os
+import signal
+import socket
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+
+
+def backward_twice():
+    # An RNN hidden state carried from step to step without .detach().
+    rnn = nn.RNN(4, 8, batch_first=True)
+    opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+    h = torch.zeros(1, 2, 8)
+    for step in range(1, 3):
+        x = torch.randn(2, 5, 4)
+        out, h = rnn(x, h)          # h keeps the previous step's graph
+        loss = out.pow(2).mean()
+        print(f"step {step} | loss {loss.item():.4f}")
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def inplace_modified_saved_tensor():
+    # ReLU saves its output for backward; a later `+=` changes that output.
+    lin = nn.Linear(4, 4)
+    x = torch.randn(3, 4)
+    h = torch.relu(lin(x))
+    h += 1.0                        # in-place on a tensor ReLU saved
+    loss = h.sum()
+    loss.backward()
+
+
+def loss_has_no_grad_fn():
+    # The forward runs under torch.no_grad() (evaluation code reused for training).
+    model = nn.Linear(4, 2)
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    with torch.no_grad():
+        logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+
+
+def matmul_shape_mismatch():
+    # Flattened features are 100 wide, the classifier expects 128.
+    model = nn.Sequential(nn.Flatten(), nn.Linear(128, 10))
+    x = torch.randn(32, 4, 25)
+    model(x)
+
+
+def dtype_mismatch():
+    # Model in float64, input batch in float32.
+    model = nn.Linear(16, 4).double()
+    x = torch.randn(8, 16)
+    model(x)
+
+
+def label_out_of_range():
+    # 10 classes, but one label is 10 (labels were 1-based).
+    logits = torch.randn(4, 10, requires_grad=True)
+    labels = torch.tensor([1, 5, 10, 3])
+    loss = F.cross_entropy(logits, labels)
+    loss.backward()
+
+
+def embedding_index_out_of_range():
+    # Vocabulary of 100 tokens, a token id 100 from a tokenizer with a larger vocabulary.
+    emb = nn.Embedding(100, 16)
+    ids = torch.tensor([[1, 2, 99, 100]])
+    emb(ids)
+
+
+def anomaly_nan_in_backward():
+    # A "safe" sqrt that masks negative inputs with torch.where: the forward is finite, but
+    # sqrt's backward at the masked negative entries is 0 / nan = nan.
+    torch.autograd.set_detect_anomaly(True)
+    w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    safe = torch.where(w > 0, torch.sqrt(w), torch.zeros_like(w))
+    loss = safe.sum()
+    print(f"loss {loss.item():.4f}")
+    loss.backward()
+
+
+def loss_batch_size_mismatch():
+    # The logits were flattened over the sequence but the labels were not.
+    logits = torch.randn(4, 7, 10, requires_grad=True)   # batch 4, seq 7, 10 classes
+    labels = torch.randint(0, 10, (4,))
+    loss = F.cross_entropy(logits.view(-1, 10), labels)
+    loss.backward()
+
+
+def broadcast_shape_mismatch():
+    # A mask built for sequence length 12 applied to scores of length 16.
+    scores = torch.randn(2, 16)
+    mask = torch.ones(2, 12)
+    scores * mask
+
+
+def _ddp_worker(rank, world_size, port):
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Linear(4, 4)
+            self.aux_head = nn.Linear(4, 2)   # defined but never used in forward
+            self.head = nn.Linear(4, 1)
+
+        def forward(self, x):
+            return self.head(torch.relu(self.encoder(x)))
+
+    torch.manual_seed(0)
+    model = DDP(Net())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(1, 3):
+        x = torch.randn(8, 4)
+        loss = model(x).pow(2).mean()
+        print(f"[rank{rank}] step {step} | loss {loss.item():.4f}", flush=True)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    dist.destroy_process_group()
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def ddp_unused_parameters():
+    import torch.multiprocessing as mp
+    mp.spawn(_ddp_worker, args=(2, _free_port()), nprocs=2, join=True)
+
+
+def master_port_in_use():
+    # A stale process (here: a plain socket) still holds MASTER_PORT.
+    import torch.distributed as dist
+    holder = socket.socket()
+    try:
+        holder.bind(("", 29500))    # the default MASTER_PORT
+    except OSError:                 # taken for real on this machine: any free port will do
+        holder.bind(("", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    print("MASTER_PORT is already held by another process", flush=True)
+    dist.init_process_group("gloo", rank=0, world_size=1)
+
+
+class _SelfKillingDataset(torch.utils.data.Dataset):
+    # Stands in for the OOM killer: the worker receives SIGKILL while loading a sample.
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        if i == 5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return torch.full((4,), float(i))
+
+
+def dataloader_worker_killed():
+    loader = torch.utils.data.DataLoader(_SelfKillingDataset(), batch_size=4, num_workers=2)
+    for step, batch in enumerate(loader, 1):
+        print(f"step {step} | batch mean {batch.mean().item():.2f}", flush=True)
+
+
+CASES = {
+    "backward-twice": backward_twice,
+    "inplace-modified-saved-tensor": inplace_modified_saved_tensor,
+    "loss-has-no-grad-fn": loss_has_no_grad_fn,
+    "matmul-shape-mismatch": matmul_shape_mismatch,
+    "dtype-mismatch": dtype_mismatch,
+    "label-out-of-range": label_out_of_range,
+    "embedding-index-out-of-range": embedding_index_out_of_range,
+    "anomaly-nan-in-backward": anomaly_nan_in_backward,
+    "loss-batch-size-mismatch": loss_batch_size_mismatch,
+    "broadcast-shape-mismatch": broadcast_shape_mismatch,
+    "ddp-unused-parameters": ddp_unused_parameters,
+    "master-port-in-use": master_port_in_use,
+    "dataloader-worker-killed": dataloader_worker_killed,
+}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    args = p.parse_args()
+    print(f"torch {torch.__version__} | case {args.case}", flush=True)
+    CASES[args.case]()
+    print("finished without error", flush=True)
+
+
+if __name__ == "__main__":
+    main()
