@@ -14,6 +14,7 @@ packages=(
   ripgrep            # bench/run.sh compares with rg
   python3-yaml       # bench/grep_patterns.py reads the rules
   neovim             # Neovim 0.7's built-in LSP client drives `denpex lsp` in a test
+  clang-14 libfuzzer-14-dev  # the fuzz targets (scripts/fuzz.sh): libFuzzer with ASan and UBSan
 )
 missing=()
 for p in "${packages[@]}"; do

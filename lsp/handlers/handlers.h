@@ -21,6 +21,8 @@ json initialize(Server& server, const json& params);
 void initialized(Server& server, json& params);
 json shutdown(Server& server, const json& params);
 void didChangeConfiguration(Server& server, json& params);
+void didChangeWatchedFiles(Server& server, json& params);
+void didChangeWorkspaceFolders(Server& server, json& params);
 
 // Text synchronisation.
 void didOpen(Server& server, json& params);

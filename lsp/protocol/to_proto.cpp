@@ -186,6 +186,7 @@ json initializeResult(core::PositionEncoding enc, const std::vector<std::string>
       {"executeCommandProvider", {{"commands", commands}}},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"codeLensProvider", {{"resolveProvider", false}}},
+      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
   };
   return json{{"capabilities", capabilities}, {"serverInfo", {{"name", "denpex"}, {"version", core::kVersion}}}};
 }

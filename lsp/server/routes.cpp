@@ -13,6 +13,8 @@ Routes bindMethods() {
   r.notifications["initialized"] = handlers::initialized;
   r.requests["shutdown"] = handlers::shutdown;
   r.notifications["workspace/didChangeConfiguration"] = handlers::didChangeConfiguration;
+  r.notifications["workspace/didChangeWatchedFiles"] = handlers::didChangeWatchedFiles;
+  r.notifications["workspace/didChangeWorkspaceFolders"] = handlers::didChangeWorkspaceFolders;
   // Text synchronisation.
   r.notifications["textDocument/didOpen"] = handlers::didOpen;
   r.notifications["textDocument/didChange"] = handlers::didChange;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 
 #include "lsp/protocol/parse.h"
@@ -37,6 +38,11 @@ Server::~Server() {
 
 void Server::notify(const std::string& method, const json& params) {
   transport_.write(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void Server::request(const std::string& method, const json& params) {
+  transport_.write(json{{"jsonrpc", "2.0"}, {"id", "denpex-" + std::to_string(++requestsSent_)}, {"method", method}, {"params", params}}
+                       .dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 void Server::reply(const json& id, const json& result) {
@@ -109,8 +115,62 @@ void Server::reloadRules() {
   if (initialized_) announceRules();
 }
 
+void Server::publishRuleErrors(const io::LoadedRules& rules) {
+  // Only rule files on disk (never the shipped ones) get diagnostics.
+  std::map<std::string, json> byUri;
+  for (const auto& e : rules.errors) {
+    if (e.file.rfind("<builtin>", 0) == 0) continue;
+    std::error_code ec;
+    std::string uri = pathToUri(fs::absolute(e.file, ec).lexically_normal().string());
+    uint32_t line = e.line > 0 ? static_cast<uint32_t>(e.line - 1) : 0;
+    json range = {{"start", {{"line", line}, {"character", 0}}}, {"end", {{"line", line + 1}, {"character", 0}}}};
+    byUri[uri].push_back({{"range", range}, {"severity", 1}, {"source", "denpex"}, {"message", e.message}});
+  }
+  for (const auto& uri : ruleErrorUris_)
+    if (!byUri.count(uri)) publishDiagnostics(uri, std::nullopt, json::array());
+  ruleErrorUris_.clear();
+  for (auto& [uri, diagnostics] : byUri) {
+    publishDiagnostics(uri, std::nullopt, std::move(diagnostics));
+    ruleErrorUris_.insert(uri);
+  }
+}
+
+void Server::rediagnoseLogs() {
+  for (const auto& doc : documents_.views())
+    if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
+}
+
+void Server::rulesChangedOnDisk(const std::vector<std::string>& paths) {
+  auto isRuleFile = [](const std::string& p) {
+    std::string ext = fs::path(p).extension().string();
+    return ext == ".yaml" || ext == ".yml";
+  };
+  bool relevant = false;
+  for (const auto& p : paths) relevant |= isRuleFile(p);
+  if (!relevant) return;
+  spdlog::info("rule files changed on disk: reloading the rules");
+  reloadRules();
+  rediagnoseLogs();
+}
+
+void Server::changeWorkspaceFolders(const std::vector<std::string>& added, const std::vector<std::string>& removed) {
+  std::error_code ec;
+  for (const auto& r : removed) {
+    std::string p = fs::absolute(r, ec).lexically_normal().string();
+    roots_.erase(std::remove(roots_.begin(), roots_.end(), p), roots_.end());
+  }
+  for (const auto& a : added) {
+    std::string p = fs::absolute(a, ec).lexically_normal().string();
+    if (std::find(roots_.begin(), roots_.end(), p) == roots_.end()) roots_.push_back(p);
+  }
+  invalidateListing();
+  reloadRules();
+  rediagnoseLogs();
+}
+
 void Server::announceRules() {
   notify("window/logMessage", {{"type", 3}, {"message", rulesNote_}});
+  if (auto bundle = rules()) publishRuleErrors(*bundle);
   if (!rulesErrorNote_.empty()) notify("window/showMessage", {{"type", 2}, {"message", rulesErrorNote_}});
 }
 
@@ -233,9 +293,9 @@ void Server::applySettings(const json& settings) {
   if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
   if (rulesChanged) reloadRules();
   if (rulesChanged || autoChanged) {
-    for (const auto& doc : documents_.views()) {
-      if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
-      if (!settings_.autoDiagnose) {
+    rediagnoseLogs();
+    if (!settings_.autoDiagnose) {
+      for (const auto& doc : documents_.views()) {
         documents_.clearDiagnosis(doc.uri);
         publish(doc.uri);
       }

@@ -76,6 +76,11 @@ class Server {
   const Settings& settings() const { return settings_; }
   void initialize(const json& params);
   void applySettings(const json& settings);
+  // Rule files changed on disk (workspace/didChangeWatchedFiles): reload when one of them is a
+  // rule file in use, and diagnose the open logs again.
+  void rulesChangedOnDisk(const std::vector<std::string>& paths);
+  // Workspace folders added and removed (workspace/didChangeWorkspaceFolders).
+  void changeWorkspaceFolders(const std::vector<std::string>& added, const std::vector<std::string>& removed);
   void markShutdown() { shutdown_ = true; }
   // Tells the client (window/logMessage) which rule folders are in use and which were not loaded.
   void announceRules();
@@ -103,6 +108,8 @@ class Server {
   void publishDiagnostics(const std::string& uri, std::optional<int> version, json diagnostics);
 
   void notify(const std::string& method, const json& params);
+  // Sends a request to the client; its reply is not waited for (replies to us are skipped).
+  void request(const std::string& method, const json& params);
 
  private:
   void readerLoop();
@@ -110,6 +117,11 @@ class Server {
   void reply(const json& id, const json& result);
   void replyError(const json& id, int code, const std::string& message);
   void reloadRules();
+  // Publishes the rule errors on their rule files (the Problems panel), and clears the files
+  // that no longer have any.
+  void publishRuleErrors(const io::LoadedRules& rules);
+  // After the rules changed: the open logs are diagnosed again.
+  void rediagnoseLogs();
 
   Transport& transport_;
   Routes routes_;
@@ -134,6 +146,8 @@ class Server {
   Settings settings_;
   std::string rulesNote_;       // what announceRules() says (main thread)
   std::string rulesErrorNote_;  // and shows, when rule files had errors
+  std::set<std::string> ruleErrorUris_;  // rule files with errors published on them
+  int requestsSent_ = 0;
 
   mutable std::mutex rulesMutex_;
   std::shared_ptr<const io::LoadedRules> rules_;

@@ -343,6 +343,10 @@ TEST_F(Workspace, SpecialAndOversizedFilesAreRefusedAndRuleErrorsShown) {
   c.initialize(uriOf(dir_), json::object(), {{"trustedWorkspace", true}});
   json shown = c.notification("window/showMessage", [](const json&) { return true; });
   EXPECT_NE(shown["message"].get<std::string>().find("1 rule file error(s), e.g. "), std::string::npos) << shown.dump();
+  // ...and in the Problems panel, on the rule file itself.
+  json onRule = c.notification("textDocument/publishDiagnostics",
+                               [&](const json& p) { return p["uri"] == uriOf(dir_ / ".denpex/rules/broken.yaml"); });
+  ASSERT_EQ(onRule["diagnostics"].size(), 1u);
   json fifoResult = c.call("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"uri", uriOf(fifo)}}}}});
   EXPECT_EQ(fifoResult["error"]["code"], -32602);
   EXPECT_NE(fifoResult["error"]["message"].get<std::string>().find("not a regular file"), std::string::npos) << fifoResult.dump();
@@ -352,6 +356,53 @@ TEST_F(Workspace, SpecialAndOversizedFilesAreRefusedAndRuleErrorsShown) {
   ASSERT_TRUE(folder.contains("result")) << folder.dump();
   EXPECT_EQ(folder["result"]["findings"][0]["rule"], "adamw-eps-fp16-underflow");
   c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uriOf(dir_ / "run/rank0.log"); });
+}
+
+// Rules that change take effect without a restart: a rule file written, broken and repaired,
+// and a workspace folder added later.
+TEST_F(Workspace, RuleFilesThatChangeTakeEffectWithoutARestart) {
+  writeAll(dir_ / "quota.log", "LabMountError: /lab/data went away\n");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}},
+               {{"trustedWorkspace", true}});
+  // The server asks the client to watch rule files.
+  json registration = c.notification("client/registerCapability", [](const json&) { return true; });
+  EXPECT_EQ(registration["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
+  EXPECT_EQ(registration["registrations"][0]["registerOptions"]["watchers"][0]["globPattern"], "**/.denpex/rules/**/*.{yaml,yml}");
+  openLog(c, dir_ / "quota.log");
+  json before = diagnosticsFor(c, dir_ / "quota.log", false);
+  for (const auto& d : before["diagnostics"]) EXPECT_NE(d["code"], "lab-mount-lost");
+  // A rule file appears.
+  fs::path rule = dir_ / ".denpex/rules/lab-mount-lost.yaml";
+  writeAll(rule, "id: lab-mount-lost\ntitle: Lab data mount lost\ncategory: storage\nsummary: s\nsignals:\n  q: 'LabMountError: /lab/data'\ncondition: q\n");
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(rule)}, {"type", 1}}}}});
+  c.notification("window/logMessage", [](const json& p) { return p.value("message", "").find("1 from") != std::string::npos; });
+  json after = diagnosticsFor(c, dir_ / "quota.log");
+  EXPECT_EQ(after["diagnostics"][0]["code"], "lab-mount-lost");
+  // Broken: reported on the rule file; the other rules keep working.
+  writeAll(rule, "id: lab-mount-lost\ntitle: [unclosed\n");
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(rule)}, {"type", 2}}}}});
+  c.notification("window/logMessage", [](const json&) { return true; });
+  json problems = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uriOf(rule); });
+  ASSERT_EQ(problems["diagnostics"].size(), 1u);
+  EXPECT_NE(problems["diagnostics"][0]["message"].get<std::string>().find("YAML syntax"), std::string::npos) << problems.dump();
+  c.notification("window/showMessage", [](const json&) { return true; });
+  diagnosticsFor(c, dir_ / "quota.log", false);
+  // Repaired: the problem goes away.
+  writeAll(rule, "id: lab-mount-lost\ntitle: Lab data mount lost\ncategory: storage\nsummary: s\nsignals:\n  q: 'LabMountError: /lab/data'\ncondition: q\n");
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(rule)}, {"type", 2}}}}});
+  c.notification("window/logMessage", [](const json&) { return true; });
+  json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uriOf(rule); });
+  EXPECT_TRUE(cleared["diagnostics"].empty());
+  diagnosticsFor(c, dir_ / "quota.log");
+  // A folder added to the workspace later: its rules load too.
+  fs::path second = fs::absolute(dir_.string() + "-second");
+  writeAll(second / ".denpex/rules/other.yaml", "id: other-failure\ntitle: Other\ncategory: t\nsummary: s\nsignals:\n  q: 'OtherError'\ncondition: q\n");
+  c.notify("workspace/didChangeWorkspaceFolders", {{"event", {{"added", {{{"uri", uriOf(second)}, {"name", "second"}}}}, {"removed", json::array()}}}});
+  json message = c.notification("window/logMessage", [](const json&) { return true; });
+  EXPECT_NE(message["message"].get<std::string>().find((second / ".denpex/rules").string()), std::string::npos) << message.dump();
+  diagnosticsFor(c, dir_ / "quota.log");
+  fs::remove_all(second);
 }
 
 // A traceback that names a file outside the workspace gets no edit from the editor.
