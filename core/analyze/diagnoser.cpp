@@ -70,7 +70,8 @@ struct Diagnoser::State {
   bool pendingOpen = false;  // a line has begun (pending may be empty: an empty start is a start)
   std::map<int, RankState> ranks;
   size_t rankCount = 0;           // ranks >= 0 in `ranks`
-  uint64_t linesPastRankCap = 0;  // lines of ranks past kMaxRanks, kept without a rank
+  uint64_t linesOutsideRanks = 0;  // lines of ranks past the world size or kMaxRanks, kept without a rank
+  int worldSize = 0;               // the largest world size the log stated; 0 when none
   ExceptionGroups exceptions;
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
@@ -114,8 +115,14 @@ struct Diagnoser::State {
 
   // The rank a line is kept under: its own, unless the table is full and it is a new one.
   int admit(int r) {
-    if (r < 0 || (lastRank.state && lastRank.key == r) || rankCount < kMaxRanks || ranks.count(r)) return r;
-    ++linesPastRankCap;
+    if (r < 0) return r;
+    // A rank at or past the world size the log stated is no rank of this run.
+    if (worldSize > 0 && r >= worldSize) {
+      ++linesOutsideRanks;
+      return -1;
+    }
+    if ((lastRank.state && lastRank.key == r) || rankCount < kMaxRanks || ranks.count(r)) return r;
+    ++linesOutsideRanks;
     return -1;
   }
 
@@ -180,6 +187,7 @@ struct Diagnoser::State {
 
   void apply(LineFacts& facts) {
     ParsedLine& line = facts.line;
+    if (facts.worldSize > worldSize) worldSize = facts.worldSize;
     line.rank = admit(line.rank);
     lineNo = line.lineNo + 1;
     ++totalLines;
@@ -305,7 +313,7 @@ struct Diagnoser::State {
     Diagnosis out;
     out.sources = sources;
     out.lines = totalLines;
-    out.linesPastRankCap = linesPastRankCap;
+    out.linesOutsideRanks = linesOutsideRanks;
 
     std::vector<int> rankKeys;
     for (const auto& [r, st] : ranks)

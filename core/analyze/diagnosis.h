@@ -16,8 +16,9 @@ struct Diagnosis {
   std::vector<std::string> sources;  // names of the inputs, indexed by Evidence::source
   std::vector<Finding> findings;     // the initiating failure first, then root causes, symptoms, collateral
   uint64_t lines = 0;
-  // Lines whose rank was past the rank table's cap (8192 ranks), read as lines without a rank.
-  uint64_t linesPastRankCap = 0;
+  // Lines that named a rank the run cannot have (at or past the world size the log stated, or
+  // past the rank table's 8192 ranks), read as lines without a rank.
+  uint64_t linesOutsideRanks = 0;
   Incident incident;                 // across ranks; empty for a single-process log
 
   // The incident's initiating failure.

@@ -65,6 +65,7 @@ void parseFacts(std::string_view raw, uint32_t source, uint64_t lineNo, int defa
   out.wrapped.clear();
   out.metrics = MetricSample{};
   out.launcher = false;
+  out.worldSize = 0;
   out.traceback = TracebackTracker::startsRecord(out.line.body());
 }
 
@@ -99,6 +100,26 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
 }
 
 namespace {
+
+// The world size a message states: "WORLD_SIZE=8", "world_size: 8", "world size 8", "'world_size': 8".
+int statedWorldSize(std::string_view m) {
+  for (std::string_view needle : {std::string_view("orld"), std::string_view("ORLD")})
+    for (size_t at = m.find(needle); at != std::string_view::npos; at = m.find(needle, at + 4)) {
+      if (at == 0 || (m[at - 1] != 'w' && m[at - 1] != 'W')) continue;
+      size_t i = at + 4;
+      if (i >= m.size() || (m[i] != '_' && m[i] != ' ')) continue;
+      ++i;
+      if (m.substr(i, 4) != "size" && m.substr(i, 4) != "SIZE") continue;
+      i += 4;
+      size_t seps = 0;
+      while (i < m.size() && seps < 4 && (m[i] == '=' || m[i] == ':' || m[i] == ' ' || m[i] == '\'' || m[i] == '"')) ++i, ++seps;
+      long long n = 0;
+      size_t d = text::readInt(m, i, n, 7);
+      if (d > 0 && seps > 0 && n > 0 && n <= (1 << 20) && (i + d == m.size() || !text::isDigit(m[i + d])))
+        return static_cast<int>(n);
+    }
+  return 0;
+}
 
 // Masks the secrets of the lines, and of the joined texts of wrapped lines (in the arena, in
 // place: masking keeps lengths). With `found` (a prefilter pass that looked for
@@ -224,6 +245,8 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
       for (auto& w : f.wrapped) maskSecrets(w.shown);  // a secret cut in two by the wrap
     }
     f.metrics = extractMetrics(message);
+    // The run's world size is stated by the launcher or rank 0: other ranks' lines are not read for it.
+    if (f.line.rank < 1) f.worldSize = statedWorldSize(message);
   }
 }
 

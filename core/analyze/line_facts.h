@@ -31,6 +31,9 @@ struct LineFacts {
   MetricSample metrics;
   bool launcher = false;  // LauncherTracker::concerns(message)
   bool traceback = false;  // TracebackTracker::startsRecord(body)
+  // The world size the line states ("WORLD_SIZE=8", "world size: 8"), read on lines without a
+  // rank and rank 0's (the launcher's and the first rank's); 0 when none.
+  int worldSize = 0;
 };
 
 // `previous`: the line before in the same input when its message was not empty, else null.

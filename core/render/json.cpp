@@ -133,7 +133,7 @@ std::string renderJson(const ReportInput& in) {
               {"lines", d.lines},
               {"incident", incident},
               {"findings", findings}};
-  if (d.linesPastRankCap > 0) out["lines_past_rank_cap"] = d.linesPastRankCap;
+  if (d.linesOutsideRanks > 0) out["lines_outside_ranks"] = d.linesOutsideRanks;
   // Replace, never throw: a file name need not be UTF-8.
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

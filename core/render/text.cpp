@@ -144,9 +144,10 @@ std::string renderText(const ReportInput& in, const TextOptions& options) {
     }
     out += "\n  " + st.dim("Full entry: denpex explain " + r.id) + "\n";
   }
-  if (d.linesPastRankCap > 0)
-    out += st.dim("note: " + std::to_string(d.linesPastRankCap) +
-                  " lines named ranks past the first 8192 and were read as lines without a rank") + "\n";
+  if (d.linesOutsideRanks > 0)
+    out += st.dim("note: " + std::to_string(d.linesOutsideRanks) +
+                  " lines named ranks the run cannot have (past its world size, or past the first 8192 ranks) and were read "
+                  "as lines without a rank") + "\n";
   if (d.findings.empty()) {
     out += "No known failure found in " + std::to_string(d.lines) + " lines.\n";
   } else {
