@@ -20,7 +20,7 @@ json codeLens(Server& server, const json& params) {
     for (const auto& e : f.evidence) first = std::min(first, e.line);
     std::string title = "denpex: " + core::verdict(f);
     if (!f.ranks.empty()) title += " (rank" + std::string(f.ranks.size() > 1 ? "s " : " ") + core::ranksText(f.ranks) + ")";
-    lenses.push_back(toCodeLens(static_cast<uint32_t>(first), title, "denpex.explainRule", json::array({f.rule->id})));
+    lenses.push_back(toCodeLens(static_cast<uint32_t>(first), title, "denpex.explain", json::array({f.rule->id})));
   }
   return lenses;
 }

@@ -196,7 +196,7 @@ TEST_F(Workspace, DistributedLogNamesTheInitiatingRankAndLinksTheCollateral) {
 
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
   InProcessClient c;
-  c.initialize(uriOf(dir_));
+  json init = c.initialize(uriOf(dir_));
   openLog(c, dir_ / "train.log");
   diagnosticsFor(c, dir_ / "train.log");
   json links = c.call("textDocument/documentLink", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}}})["result"];
@@ -207,7 +207,10 @@ TEST_F(Workspace, DocumentLinksAndCodeLens) {
   ASSERT_EQ(lenses.size(), 1u);
   EXPECT_EQ(lenses[0]["command"]["title"], "denpex: AdamW epsilon underflow in FP16");
   EXPECT_EQ(lenses[0]["range"]["start"]["line"], 5);  // the first evidence line (eps: 1e-08)
-  EXPECT_EQ(lenses[0]["command"]["command"], "denpex.explainRule");
+  // The lens names a command the server advertises, so any client can run it.
+  EXPECT_EQ(lenses[0]["command"]["command"], "denpex.explain");
+  const json& advertised = init["result"]["capabilities"]["executeCommandProvider"]["commands"];
+  EXPECT_NE(std::find(advertised.begin(), advertised.end(), lenses[0]["command"]["command"]), advertised.end()) << advertised.dump();
   json lensRun = c.call("workspace/executeCommand", lenses[0]["command"]);
   EXPECT_NE(lensRun["result"].get<std::string>().find("## Root cause"), std::string::npos);
   json rules = c.call("workspace/executeCommand", {{"command", "denpex.rules"}})["result"];

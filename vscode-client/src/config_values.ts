@@ -3,6 +3,7 @@ export interface DenpexConfig {
   serverPath: string; // empty: the binary inside the extension
   rules: string[];
   autoDiagnose: boolean;
+  logLevel: string; // the server's log level: trace, debug, info, warn, error or off
 }
 
 export type ConfigReader = (key: string) => unknown;
@@ -19,17 +20,23 @@ export function parseConfig(get: ConfigReader): { config: DenpexConfig; problems
   let rules: string[] = [];
   if (Array.isArray(rulesValue) && rulesValue.every((r) => typeof r === 'string')) rules = rulesValue as string[];
   else if (rulesValue !== undefined && rulesValue !== null) problems.push('denpex.rules must be a list of folders');
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'off'];
+  let logLevel = str('logLevel', 'info');
+  if (!levels.includes(logLevel)) {
+    problems.push(`denpex.logLevel must be one of ${levels.join(', ')}`);
+    logLevel = 'info';
+  }
   const auto = get('autoDiagnose');
   if (auto !== undefined && typeof auto !== 'boolean') problems.push('denpex.autoDiagnose must be true or false');
   return {
-    config: { serverPath: str('server.path', '').trim(), rules, autoDiagnose: typeof auto === 'boolean' ? auto : true },
+    config: { serverPath: str('server.path', '').trim(), rules, autoDiagnose: typeof auto === 'boolean' ? auto : true, logLevel },
     problems,
   };
 }
 
 /** What the server reads as didChangeConfiguration settings. */
-export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean } {
-  return { rules: config.rules, autoDiagnose: config.autoDiagnose };
+export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean; logLevel: string } {
+  return { rules: config.rules, autoDiagnose: config.autoDiagnose, logLevel: config.logLevel };
 }
 
 /**
@@ -38,7 +45,10 @@ export function serverSettings(config: DenpexConfig): { rules: string[]; autoDia
  * `.denpex/rules` and the `denpex.rules` folders: rules are code. The server takes the trust flag
  * from here only, never from a settings change, which a workspace can write.
  */
-export function initializationOptions(config: DenpexConfig, trusted: boolean): { rules: string[]; autoDiagnose: boolean; trustedWorkspace: boolean } {
+export function initializationOptions(
+  config: DenpexConfig,
+  trusted: boolean,
+): { rules: string[]; autoDiagnose: boolean; logLevel: string; trustedWorkspace: boolean } {
   return { ...serverSettings(config), trustedWorkspace: trusted };
 }
 

@@ -9,6 +9,8 @@ import { checkReport, Commands, DiagnoseArgs, Report } from './protocol';
 
 export class DenpexContext implements vscode.Disposable {
   readonly output: vscode.OutputChannel;
+  // One trace channel for the extension's life, however often the server restarts.
+  private readonly trace: vscode.OutputChannel;
   readonly status: vscode.StatusBarItem;
   readonly reports = new Map<string, Report>(); // document uri -> the last report made for it
   private client: LanguageClient | undefined;
@@ -16,11 +18,12 @@ export class DenpexContext implements vscode.Disposable {
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('denpex');
+    this.trace = vscode.window.createOutputChannel('denpex (trace)');
     this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
     this.status.command = 'denpex.restartServer';
     this.setStatus('starting');
     this.status.show();
-    this.subscribe(this.output, this.status);
+    this.subscribe(this.output, this.trace, this.status);
     // Trust granted later: start again, so the server loads the workspace's rules.
     this.subscribe(vscode.workspace.onDidGrantWorkspaceTrust(() => { if (this.client) void this.restart(); }));
   }
@@ -47,8 +50,6 @@ export class DenpexContext implements vscode.Disposable {
       void vscode.window.showErrorMessage(`denpex: no server binary at ${command}. Set "denpex.server.path" to a built denpex.`);
       return;
     }
-    const trace = vscode.window.createOutputChannel('denpex (trace)');
-    this.subscribe(trace);
     this.client = new LanguageClient(
       'denpex',
       'denpex',
@@ -58,9 +59,17 @@ export class DenpexContext implements vscode.Disposable {
         // any selection can be diagnosed. The server diagnoses only logs on its own.
         documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
         outputChannel: this.output,
-        traceOutputChannel: trace,
+        traceOutputChannel: this.trace,
         initializationOptions: initializationOptions(config, vscode.workspace.isTrusted),
         synchronize: { configurationSection: 'denpex' },
+        middleware: {
+          // The explain lens names the server's own command (so that any client can run it); here
+          // it opens the rule's entry as a rendered preview instead of returning its Markdown.
+          executeCommand: async (command, args, next) =>
+            command === Commands.explain && typeof args[0] === 'string'
+              ? vscode.commands.executeCommand('denpex.explainRule', args[0])
+              : next(command, args),
+        },
       },
     );
     this.client.onDidChangeState((e) => {

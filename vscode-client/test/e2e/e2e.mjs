@@ -76,6 +76,9 @@ const extensions = join(work, 'extensions');
 mkdirSync(ws, { recursive: true });
 for (const f of ['train.py', 'fp16_adamw_cpu.py', 'train.log']) cpSync(join(root, 'examples/fp16-adamw', f), join(ws, f));
 // A traceback pasted into notes: not a log file, so nothing is diagnosed until asked.
+// A healthy log: opening it is what activates the extension (it activates on log documents and
+// its commands, not on any folder that holds a *.log).
+writeFileSync(join(ws, 'warmup.log'), 'step 1 | loss 0.693 | grad_norm 0.41\n');
 writeFileSync(join(ws, 'notes.txt'), `Run 17 died. Output:\n\n${readFileSync(join(ws, 'train.log'), 'utf8')}\nTo do: find out why.\n`);
 mkdirSync(join(userData, 'User'), { recursive: true });
 writeFileSync(join(userData, 'User/settings.json'), JSON.stringify({
@@ -164,7 +167,8 @@ try {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
 
-  await step('the extension starts its server', async () => {
+  await step('opening a training log starts the extension and its server', async () => {
+    await openFile('warmup.log');
     await waitFor(async () => (await page.locator('.statusbar-item', { hasText: 'denpex' }).count()) > 0, 'the denpex status bar item', 90000);
   });
 

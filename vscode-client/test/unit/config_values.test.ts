@@ -4,19 +4,20 @@ import { bundledServerPath, initializationOptions, parseConfig, serverSettings }
 
 test('defaults when nothing is set', () => {
   const { config, problems } = parseConfig(() => undefined);
-  assert.deepEqual(config, { serverPath: '', rules: [], autoDiagnose: true });
+  assert.deepEqual(config, { serverPath: '', rules: [], autoDiagnose: true, logLevel: 'info' });
   assert.deepEqual(problems, []);
 });
 
 test('values and problems', () => {
-  const values: Record<string, unknown> = { 'server.path': ' /opt/denpex ', rules: ['team-rules'], autoDiagnose: false };
+  const values: Record<string, unknown> = { 'server.path': ' /opt/denpex ', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' };
   const { config } = parseConfig((k) => values[k]);
-  assert.deepEqual(config, { serverPath: '/opt/denpex', rules: ['team-rules'], autoDiagnose: false });
-  assert.deepEqual(serverSettings(config), { rules: ['team-rules'], autoDiagnose: false });
-  assert.deepEqual(initializationOptions(config, false), { rules: ['team-rules'], autoDiagnose: false, trustedWorkspace: false });
-  assert.deepEqual(initializationOptions(config, true), { rules: ['team-rules'], autoDiagnose: false, trustedWorkspace: true });
-  const bad = parseConfig((k) => ({ 'server.path': 3, rules: 'x', autoDiagnose: 'yes' } as Record<string, unknown>)[k]);
-  assert.equal(bad.problems.length, 3);
+  assert.deepEqual(config, { serverPath: '/opt/denpex', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' });
+  assert.deepEqual(serverSettings(config), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' });
+  assert.deepEqual(initializationOptions(config, false), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', trustedWorkspace: false });
+  assert.deepEqual(initializationOptions(config, true), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', trustedWorkspace: true });
+  const bad = parseConfig((k) => ({ 'server.path': 3, rules: 'x', autoDiagnose: 'yes', logLevel: 'loud' } as Record<string, unknown>)[k]);
+  assert.equal(bad.problems.length, 4);
+  assert.equal(bad.config.logLevel, 'info');
   assert.equal(bad.config.autoDiagnose, true);
 });
 
