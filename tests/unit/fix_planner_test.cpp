@@ -217,30 +217,28 @@ TEST_F(FixPlannerTest, FilesOutsideTheProjectAreMarked) {
   EXPECT_TRUE(plans[0].outside);
 }
 
-TEST(FixPlanner, BooleanSettingsAreReplacedOrLeftAlone) {
+// A finding of a one-signal rule with the edit given (the YAML of one list item).
+struct EditRule {
   RuleSet rules;
-  rules.add({{"r.yaml", R"(id: r
-title: R
-category: t
-summary: s
-signals:
-  s: 'x'
-condition: s
-edits:
-  - kind: python-keyword
-    callees: [torch.nn.parallel.DistributedDataParallel]
-    keyword: find_unused_parameters
-    type: bool
-    value: true
-)"}});
-  Finding f;
-  f.rule = rules.rules().front();
-  class One : public SourceProvider {
-   public:
-    std::string text;
-    OpenedSource open(const std::string&) override { return {}; }
-    std::vector<SourceFile> namedFiles() override { return {{"m.py", text, std::nullopt}}; }
-  } src;
+  Finding finding;
+  explicit EditRule(const std::string& edit) {
+    rules.add({{"r.yaml", "id: r\ntitle: R\ncategory: t\nsummary: s\nsignals:\n  s: 'x'\ncondition: s\nedits:\n" + edit}});
+    finding.rule = rules.rules().front();
+  }
+};
+
+// One file the user named, m.py, with `text`.
+struct OneNamedFile : public SourceProvider {
+  std::string text;
+  OpenedSource open(const std::string&) override { return {}; }
+  std::vector<SourceFile> namedFiles() override { return {{"m.py", text, std::nullopt}}; }
+};
+
+TEST(FixPlanner, BooleanSettingsAreReplacedOrLeftAlone) {
+  EditRule rule("  - kind: python-keyword\n    callees: [torch.nn.parallel.DistributedDataParallel]\n"
+                "    keyword: find_unused_parameters\n    type: bool\n    value: true\n");
+  const Finding& f = rule.finding;
+  OneNamedFile src;
   const std::string imports = "from torch.nn.parallel import DistributedDataParallel as DDP\n";
   src.text = imports + "m = DDP(model, find_unused_parameters=False)\n";
   auto plans = planFixes(f, src);
@@ -255,30 +253,10 @@ edits:
 }
 
 TEST(FixPlanner, ThirdPartyOptimizersResolveThroughTheirImports) {
-  RuleSet rules;
-  rules.add({{"r.yaml", R"(id: r
-title: R
-category: t
-summary: s
-signals:
-  s: 'x'
-condition: s
-edits:
-  - kind: python-keyword
-    callees: [bitsandbytes.optim.AdamW8bit]
-    keyword: eps
-    type: float
-    value: 1e-5
-    range: [1e-6, 1e-3]
-    min_safe: 1e-5
-)"}});
-  Finding f;
-  f.rule = rules.rules().front();
-  struct Named : public SourceProvider {
-    std::string text;
-    OpenedSource open(const std::string&) override { return {}; }
-    std::vector<SourceFile> namedFiles() override { return {{"t.py", text, std::nullopt}}; }
-  } src;
+  EditRule rule("  - kind: python-keyword\n    callees: [bitsandbytes.optim.AdamW8bit]\n    keyword: eps\n"
+                "    type: float\n    value: 1e-5\n    range: [1e-6, 1e-3]\n    min_safe: 1e-5\n");
+  const Finding& f = rule.finding;
+  OneNamedFile src;
   src.text = "import bitsandbytes as bnb\nopt = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)\n";
   auto plans = planFixes(f, src);
   ASSERT_EQ(plans.size(), 1u);
