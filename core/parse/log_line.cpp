@@ -236,7 +236,7 @@ void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, Parse
 bool maskLineSecrets(ParsedLine& line) {
   if (!mayHoldSecret(line.clean.text)) return false;
   std::string text(line.clean.text);
-  if (!maskSecrets(text)) return false;
+  if (!maskSecretsFound(text)) return false;
   line.clean.owned = std::move(text);
   line.clean.text = line.clean.owned;
   return true;

@@ -155,8 +155,9 @@ bool mayHoldSecret(std::string_view text) {
   return false;
 }
 
-bool maskSecrets(std::string& text) {
-  if (!mayHoldSecret(text)) return false;
+bool maskSecrets(std::string& text) { return mayHoldSecret(text) && maskSecretsFound(text); }
+
+bool maskSecretsFound(std::string& text) {
   bool masked = false;
   for (const auto& form : forms()) {
     if (!form.re->ok() || !form.gate(text)) continue;

@@ -23,5 +23,7 @@ bool mayHoldSecret(std::string_view text);
 
 // Masks the secrets in `text` in place. Returns whether anything was masked.
 bool maskSecrets(std::string& text);
+// The same for a caller that has already seen mayHoldSecret(text) hold (no second scan).
+bool maskSecretsFound(std::string& text);
 
 }  // namespace denpex::core
