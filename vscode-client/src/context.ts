@@ -14,6 +14,8 @@ export class DenpexContext implements vscode.Disposable {
   readonly status: vscode.StatusBarItem;
   readonly reports = new Map<string, Report>(); // document uri -> the last report made for it
   private client: LanguageClient | undefined;
+  private restarts: Promise<void> = Promise.resolve();
+  private queuedRestart: Promise<void> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
@@ -90,9 +92,20 @@ export class DenpexContext implements vscode.Disposable {
     this.setStatus('stopped');
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+  // Restarts run one at a time: granting trust, for example, both fires the trust event and
+  // changes the effective server path, and two overlapping restarts would start two clients
+  // that register the same commands. A restart asked for while another waits to begin joins it;
+  // one asked for while another runs is queued, so it reads the newest settings.
+  restart(): Promise<void> {
+    if (this.queuedRestart) return this.queuedRestart;
+    const run = this.restarts.then(async () => {
+      this.queuedRestart = undefined;
+      await this.stop();
+      await this.start();
+    });
+    this.queuedRestart = run;
+    this.restarts = run.catch(() => undefined);
+    return run;
   }
 
   private requireClient(): LanguageClient {

@@ -1,0 +1,211 @@
+// The end-to-end harness shared by the scenarios in this folder: installs code-server 4.100.3
+// (VS Code 1.100, tests/e2e/install-code-server.sh), installs the packaged .vsix into a fresh
+// profile, opens a workspace in headless Chromium through playwright-core, and gives the
+// scenario the user's means: the command palette, Quick Open, screenshots, and named steps
+// whose failures are counted, not thrown.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+
+const newestVsix = () => {
+  const dist = join(root, 'dist');
+  const files = existsSync(dist) ? readdirSync(dist).filter((f) => f.endsWith('.vsix')) : [];
+  if (!files.length) throw new Error('no .vsix in dist/: run `npm run package` first');
+  return join(dist, files.sort((a, b) => statSync(join(dist, b)).mtimeMs - statSync(join(dist, a)).mtimeMs)[0]);
+};
+
+export const log = (...a) => console.log('[e2e]', ...a);
+
+async function freePort() {
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+export async function waitFor(fn, what, timeoutMs = 60000, everyMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+const quietSettings = {
+  'workbench.startupEditor': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'terminal.integrated.defaultProfile.linux': 'bash',
+  'terminal.integrated.shellIntegration.enabled': true,
+  'editor.hover.delay': 200,
+  'window.commandCenter': false,
+};
+
+// Starts VS Code on a new workspace. `prepare(ws, extensionsDir)` writes the workspace's files
+// before VS Code sees them. With `trust: true` Workspace Trust is switched off (every folder
+// is trusted); with `trust: false` it is on and the folder opens in Restricted Mode, without
+// the start-up prompt, as a folder the user has not vouched for.
+export async function openVsCode({ scenario, prepare, trust = true }) {
+  const vsix = resolve(arg('--vsix', '') || newestVsix());
+  const shots = resolve(arg('--shots', join(root, 'build/e2e-screenshots')), scenario);
+  const installDir = process.env.CODE_SERVER_DIR ?? join(process.env.HOME ?? '/root', '.cache/code-server-e2e');
+  mkdirSync(shots, { recursive: true });
+
+  log('installing code-server (reused when already installed)');
+  const entry = execFileSync('bash', [join(root, 'tests/e2e/install-code-server.sh'), installDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim().split('\n').pop();
+  const require = createRequire(join(installDir, 'package.json'));
+  const { chromium } = require('playwright-core');
+
+  const work = mkdtempSync(join(tmpdir(), 'denpex-e2e-'));
+  const ws = join(work, 'project');
+  const userData = join(work, 'user-data');
+  const extensions = join(work, 'extensions');
+  mkdirSync(ws, { recursive: true });
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  const trustSettings = trust
+    ? { 'security.workspace.trust.enabled': false }
+    : { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'always' };
+  writeFileSync(join(userData, 'User/settings.json'), JSON.stringify({ ...quietSettings, ...trustSettings }, null, 2));
+
+  log('installing', vsix);
+  execFileSync('node', [entry, '--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix], { stdio: 'inherit' });
+  await prepare(ws, extensions);
+
+  const port = await freePort();
+  const server = spawn('node', [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    ...(trust ? ['--disable-workspace-trust'] : []), '--user-data-dir', userData, '--extensions-dir', extensions, ws], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let serverLog = '';
+  server.stdout.on('data', (d) => { serverLog += d; });
+  server.stderr.on('data', (d) => { serverLog += d; });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 'code-server to listen');
+
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
+  const page = await context.newPage();
+
+  let failures = 0;
+  let passes = 0;
+
+  const vscode = {
+    page,
+    ws,
+    extensions,
+
+    async shot(name) {
+      const file = join(shots, `${name}.png`);
+      await page.screenshot({ path: file });
+      log('screenshot', file);
+    },
+
+    // Runs a command from the palette by its title.
+    async command(title) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(`>${title}`);
+      const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      await item.waitFor({ state: 'visible', timeout: 15000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15000 }).catch(() => {});
+    },
+
+    // Opens a workspace file through Quick Open and focuses its editor.
+    async openFile(name) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(name);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.tab', { hasText: name }).first().waitFor({ timeout: 15000 });
+      await page.locator('.monaco-editor .view-lines').first().click();
+    },
+
+    async goToLine(n) {
+      await vscode.command('Go to Line/Column...');
+      await page.keyboard.type(String(n));
+      await page.keyboard.press('Enter');
+    },
+
+    // The Problems panel's text, once it shows `expected`.
+    async problemsShowing(expected, timeoutMs = 30000) {
+      await vscode.command('View: Focus Problems');
+      const problems = page.locator('.markers-panel');
+      return waitFor(async () => {
+        const text = await problems.innerText();
+        return text.includes(expected) ? text : null;
+      }, `the Problems panel to show "${expected}"`, timeoutMs);
+    },
+
+    // Waits until the extension's status item says its server is running (not starting,
+    // stopped or failed: each has its own icon).
+    async serverRunning(timeoutMs = 90000) {
+      const running = page.locator('.statusbar-item', { hasText: 'denpex' }).filter({ has: page.locator('.codicon-pulse') });
+      await waitFor(async () => (await running.count()) > 0, 'the denpex server to be running', timeoutMs);
+    },
+
+    async step(name, fn) {
+      try {
+        await fn();
+        passes++;
+        log('ok:', name);
+      } catch (e) {
+        failures++;
+        log('FAIL:', name, '-', e.message);
+        await vscode.shot(`fail-${name.replace(/\W+/g, '-')}`).catch(() => {});
+      }
+    },
+
+    // Loads the workbench, runs the scenario's steps, closes everything, prints the tally and
+    // exits with 1 when a step failed or the scenario itself threw.
+    async run(steps) {
+      try {
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+        await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
+        await steps();
+      } catch (e) {
+        failures++;
+        log('FAIL: the scenario stopped -', e.message);
+      } finally {
+        await browser.close().catch(() => {});
+        server.kill();
+        if (failures) console.log(serverLog.split('\n').slice(-30).join('\n'));
+        rmSync(work, { recursive: true, force: true });
+      }
+      console.log(`${passes} passed, ${failures} failed`);
+      process.exit(failures ? 1 : 0);
+    },
+  };
+  return vscode;
+}
