@@ -85,14 +85,20 @@ std::optional<std::string> readLogInput(const LogInput& input, std::string& erro
 }
 
 std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser, std::string& error,
-                                 std::vector<std::string>* texts, std::vector<std::string>* warnings, uintmax_t maxTextBytes) {
+                                 std::vector<std::string>* texts, std::vector<std::string>* warnings, uintmax_t maxTextBytes,
+                                 const FolderFeed& feed) {
   std::vector<LogInput> fed;
   std::string firstProblem;
   auto skip = [&](const std::string& why) {
     if (firstProblem.empty()) firstProblem = why;
     if (warnings) warnings->push_back("skipped " + why);
   };
-  for (const auto& input : logsInFolder(dir)) {
+  const auto inputs = logsInFolder(dir);
+  size_t seen = 0;
+  for (const auto& input : inputs) {
+    if (feed.cancel && feed.cancel->load(std::memory_order_relaxed)) break;
+    if (feed.progress && seen > 0) feed.progress(seen, inputs.size(), inputs[seen - 1].name);
+    ++seen;
     if (input.errorFile || texts) {
       std::string why;
       std::optional<std::string> text;

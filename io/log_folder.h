@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,8 +37,13 @@ std::optional<std::string> readLogInput(const LogInput& input, std::string& erro
 // none can be, `error` says why. Without `texts` a file is read a megabyte at a time (memory
 // stays flat whatever the folder holds); `texts`, when given, receives each input's text (the
 // language server publishes on the files), and a file over `maxTextBytes` is skipped.
+// `feed` may stop the reading between files (cancel) and hears after each file (progress).
+struct FolderFeed {
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(size_t done, size_t total, const std::string& name)> progress;
+};
 std::vector<LogInput> feedFolder(const std::filesystem::path& dir, core::Diagnoser& diagnoser, std::string& error,
                                  std::vector<std::string>* texts = nullptr, std::vector<std::string>* warnings = nullptr,
-                                 uintmax_t maxTextBytes = UINTMAX_MAX);
+                                 uintmax_t maxTextBytes = UINTMAX_MAX, const FolderFeed& feed = {});
 
 }  // namespace denpex::io

@@ -108,11 +108,13 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   uint64_t lineNo = diagnoser.nextLineNo();
   std::string lastLine;
   bool hasLast = false, ended = false, ok = true;
+  uint64_t applied = 0;  // bytes
   // The line the diagnoser read last, for the first block (a message wrapped across the point
   // where feeding resumes).
   std::optional<core::ParsedLine> resumeAfter;
   if (const core::ParsedLine* p = diagnoser.previousLine()) resumeAfter = *p;
   while (true) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) ended = true;
     // Read ahead while the window has room.
     while (!ended && inOrder.size() < window) {
       std::shared_ptr<Block> block;
@@ -152,6 +154,8 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
       changed.wait(lock, [&] { return inOrder.front()->ready; });
     }
     diagnoser.addFacts(inOrder.front()->facts);
+    applied += inOrder.front()->text.size();
+    if (options.progress) options.progress(applied);
     spare.push_back(std::move(inOrder.front()));
     inOrder.pop_front();
   }

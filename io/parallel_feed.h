@@ -5,8 +5,10 @@
 // in memory at once: memory does not grow with the input.
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <thread>
@@ -46,6 +48,11 @@ struct FeedOptions {
   const core::Prefilter* prefilter = nullptr;
   // Or one that may still be compiling: used from the first block read after it is ready.
   const LazyPrefilter* lazyPrefilter = nullptr;
+  // When set (by any thread), no further block is read: what was read is applied and feeding
+  // returns early. The caller tells a cancelled diagnosis by the flag.
+  const std::atomic<bool>* cancel = nullptr;
+  // Called on the feeding thread after each block is applied, with the bytes applied so far.
+  std::function<void(uint64_t bytes)> progress;
 };
 
 // Reads `in` to its end into `diagnoser`, which must be at a line start (after beginSource, or

@@ -7,6 +7,7 @@
 #include "core/render/report.h"
 #include "io/files.h"
 #include "io/log_folder.h"
+#include "io/parallel_feed.h"
 #include "lsp/handlers/handlers.h"
 #include "lsp/protocol/from_proto.h"
 #include "lsp/protocol/to_proto.h"
@@ -34,22 +35,63 @@ json diagnosisJson(const core::Diagnosis& d, Server& server) {
   return json::parse(core::renderJson({d, plans}));
 }
 
+// Feeds `text` to a new diagnoser on every core, reporting progress and stopping early when the
+// request is cancelled (then it throws RequestCancelled).
+core::Diagnosis diagnoseLong(Server& server, std::string_view text, const std::string& name, Server::LongRequest& request) {
+  auto bundle = server.rules();
+  core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
+  diagnoser.beginSource(name);
+  io::LazyPrefilter prefilter(*bundle->matcher);  // the saved one for the shipped rules
+  constexpr size_t kCompileFrom = 16u << 20;      // other rules: worth compiling for big texts
+  if (text.size() >= kCompileFrom) prefilter.compile();
+  io::FeedOptions feed;
+  feed.lazyPrefilter = &prefilter;
+  feed.cancel = &request.cancelled();
+  const double total = static_cast<double>(std::max<size_t>(text.size(), 1));
+  feed.progress = [&](uint64_t bytes) {
+    request.report(static_cast<int>(100.0 * static_cast<double>(bytes) / total),
+                   std::to_string(bytes >> 20) + " of " + std::to_string(text.size() >> 20) + " MiB");
+  };
+  io::feedText(diagnoser, *bundle->matcher, text, feed);
+  if (request.cancelled()) {
+    request.end("cancelled");
+    throw LspError(error::kRequestCancelled, "request cancelled");
+  }
+  return diagnoser.finish();
+}
+
+std::string summary(const core::Diagnosis& d) {
+  if (d.findings.empty()) return "no known failure found";
+  return core::verdict(d.findings.front()) + (d.findings.size() > 1 ? " (+" + std::to_string(d.findings.size() - 1) + " more)" : "");
+}
+
 // A folder of per-rank logs: diagnosed as one run, the findings published on each file.
-json diagnoseFolder(Server& server, const std::string& folder) {
-  std::string path = folder.rfind("file://", 0) == 0 ? uriToPath(folder) : folder;
-  std::error_code ec;
-  if (path.empty() || !fs::is_directory(path, ec)) throw LspError(error::kInvalidParams, "not a folder: " + folder);
+json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest& request) {
+  request.begin("denpex: diagnosing " + fs::path(path).filename().string());
   auto bundle = server.rules();
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
   std::vector<std::string> texts, uris;
   std::string error;
   std::vector<std::string> warnings;
-  auto inputs = io::feedFolder(path, diagnoser, error, &texts, &warnings, kMaxFileBytes);
-  if (inputs.empty()) throw LspError(error::kInvalidParams, !error.empty() ? error : "no log files in " + path);
+  io::FolderFeed feed;
+  feed.cancel = &request.cancelled();
+  feed.progress = [&](size_t done, size_t total, const std::string& name) {
+    request.report(static_cast<int>(100 * done / std::max<size_t>(total, 1)), std::to_string(done) + " of " + std::to_string(total) + " files: " + name);
+  };
+  auto inputs = io::feedFolder(path, diagnoser, error, &texts, &warnings, kMaxFileBytes, feed);
+  if (request.cancelled()) {
+    request.end("cancelled");
+    throw LspError(error::kRequestCancelled, "request cancelled");
+  }
+  if (inputs.empty()) {
+    request.end("no log files");
+    throw LspError(error::kInvalidParams, !error.empty() ? error : "no log files in " + path);
+  }
   for (const auto& w : warnings) {
     spdlog::warn("{}", w);
     server.notify("window/showMessage", {{"type", 2}, {"message", "denpex: " + w}});
   }
+  std::error_code ec;
   for (const auto& in : inputs) uris.push_back(pathToUri(fs::absolute(in.path, ec).lexically_normal().string()));
   core::Diagnosis d = diagnoser.finish();
   for (size_t s = 0; s < inputs.size(); ++s) {
@@ -61,55 +103,98 @@ json diagnoseFolder(Server& server, const std::string& folder) {
     std::vector<std::pair<std::string, uint64_t>> seen;
     server.publishDiagnostics(uris[s], std::nullopt, toDiagnostics(d, index, o, "folder", seen));
   }
+  request.end(summary(d));
   return diagnosisJson(d, server);
 }
 
-json diagnose(Server& server, const json& arg) {
-  if (!arg.is_object()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text}, {uri, range} or {folder}");
-  if (arg.contains("folder")) {
-    if (!arg["folder"].is_string()) throw LspError(error::kInvalidParams, "'folder' must be a path or a file URI");
-    return diagnoseFolder(server, arg["folder"].get<std::string>());
-  }
-  if (arg.contains("text")) {
-    if (!arg["text"].is_string()) throw LspError(error::kInvalidParams, "'text' must be a string");
-    std::string name = arg.value("name", std::string("<selection>"));
-    return diagnosisJson(server.diagnoseNow(arg["text"].get<std::string>(), name), server);
-  }
-  if (!arg.contains("uri") || !arg["uri"].is_string()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text} or {uri, range}");
-  std::string uri = arg["uri"].get<std::string>();
+// A document or a file on disk, whole or a range of it. A file that is not open in the editor
+// (a log too big for the editor to hand over, diagnosed from the Explorer) is read from disk
+// and its findings are published on it.
+json diagnoseUri(Server& server, const std::string& uri, std::optional<Range> range, Server::LongRequest& request) {
   auto doc = server.documents().view(uri);
-  std::string text;
+  DocTextPtr held;  // the open document's text, shared, not copied
+  std::string disk;
+  std::string_view text;
   if (doc) {
-    text = std::string(doc->text->view());
+    held = doc->text;
+    text = held->view();
   } else {
     std::string error;
-    // Never a FIFO (it would block the server) or a device (/dev/zero never ends).
-    auto disk = io::readFile(uriToPath(uri), error, {true, kMaxFileBytes});
-    if (!disk) throw LspError(error::kInvalidParams, "cannot read " + uri + ": " + error);
-    text = std::move(*disk);
+    // Never a FIFO (it would block) or a device (/dev/zero never ends).
+    auto read = io::readFile(uriToPath(uri), error, {true, kMaxFileBytes});
+    if (!read) throw LspError(error::kInvalidParams, "cannot read " + uri + ": " + error);
+    disk = std::move(*read);
+    text = disk;
   }
+  std::string name = doc && !doc->path.empty() ? fs::path(doc->path).filename().string()
+                     : !doc                    ? fs::path(uriToPath(uri)).filename().string()
+                                               : uri;
+  request.begin("denpex: diagnosing " + name);
   core::LineIndex index(text);
-  size_t begin = 0, end = text.size();
-  if (arg.contains("range") && !arg["range"].is_null()) {
-    Range range = rangeFromJson(arg["range"]);
-    begin = index.toOffset(range.start, server.encoding());
-    end = index.toOffset(range.end, server.encoding());
-    if (end < begin) std::swap(begin, end);
+  if (!range) {
+    auto diagnosis = std::make_shared<const core::Diagnosis>(diagnoseLong(server, text, name, request));
+    json result = diagnosisJson(*diagnosis, server);
+    if (doc) {
+      server.documents().setSelection(uri, diagnosis);
+      server.publish(uri);
+    } else {
+      std::vector<std::pair<std::string, uint64_t>> seen;
+      server.publishDiagnostics(uri, std::nullopt, toDiagnostics(*diagnosis, index, server.convertOptions(uri, 0), "file", seen));
+    }
+    request.end(summary(*diagnosis));
+    return result;
   }
+  size_t begin = index.toOffset(range->start, server.encoding());
+  size_t end = index.toOffset(range->end, server.encoding());
+  if (end < begin) std::swap(begin, end);
   // Diagnose the selection where it stands: blank lines before it and spaces before its first
   // column keep every evidence position valid in the document.
   size_t lineStart = index.lineStart(index.lineOf(begin));
   std::string padded(index.lineOf(begin), '\n');
   padded.append(begin - lineStart, ' ');
-  padded.append(text, begin, end - begin);
-  std::string name = doc && !doc->path.empty() ? fs::path(doc->path).filename().string() : uri;
-  auto diagnosis = std::make_shared<const core::Diagnosis>(server.diagnoseNow(padded, name));
+  padded.append(text.substr(begin, end - begin));
+  auto diagnosis = std::make_shared<const core::Diagnosis>(diagnoseLong(server, padded, name, request));
   json result = diagnosisJson(*diagnosis, server);
   if (doc) {
     server.documents().setSelection(uri, diagnosis);
     server.publish(uri);
   }
+  request.end(summary(*diagnosis));
   return result;
+}
+
+// Every form runs as a long request (off the main thread, cancellable, with progress when the
+// client gives a workDoneToken): the argument is checked here, the work is done there.
+json diagnose(Server& server, const json& arg, const json& progressToken) {
+  if (!arg.is_object()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text}, {uri, range} or {folder}");
+  if (arg.contains("folder")) {
+    if (!arg["folder"].is_string()) throw LspError(error::kInvalidParams, "'folder' must be a path or a file URI");
+    std::string folder = arg["folder"].get<std::string>();
+    std::string path = folder.rfind("file://", 0) == 0 ? uriToPath(folder) : folder;
+    std::error_code ec;
+    if (path.empty() || !fs::is_directory(path, ec)) throw LspError(error::kInvalidParams, "not a folder: " + folder);
+    server.runLong(progressToken, [&server, path](Server::LongRequest& r) { return diagnoseFolder(server, path, r); });
+    return nullptr;
+  }
+  if (arg.contains("text")) {
+    if (!arg["text"].is_string()) throw LspError(error::kInvalidParams, "'text' must be a string");
+    if (arg.contains("name") && !arg["name"].is_string()) throw LspError(error::kInvalidParams, "'name' must be a string");
+    auto text = std::make_shared<std::string>(arg["text"].get<std::string>());
+    std::string name = arg.value("name", std::string("<selection>"));
+    server.runLong(progressToken, [&server, text, name](Server::LongRequest& r) {
+      r.begin("denpex: diagnosing " + name);
+      core::Diagnosis d = diagnoseLong(server, *text, name, r);
+      r.end(summary(d));
+      return diagnosisJson(d, server);
+    });
+    return nullptr;
+  }
+  if (!arg.contains("uri") || !arg["uri"].is_string()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text} or {uri, range}");
+  std::string uri = arg["uri"].get<std::string>();
+  std::optional<Range> range;
+  if (arg.contains("range") && !arg["range"].is_null()) range = rangeFromJson(arg["range"]);
+  server.runLong(progressToken, [&server, uri, range](Server::LongRequest& r) { return diagnoseUri(server, uri, range, r); });
+  return nullptr;
 }
 
 }  // namespace
@@ -120,7 +205,7 @@ json executeCommand(Server& server, const json& params) {
   if (!args.is_array()) throw LspError(error::kInvalidParams, "'arguments' must be a list");
   if (command == "denpex.diagnose") {
     if (args.empty()) throw LspError(error::kInvalidParams, "denpex.diagnose takes {text} or {uri, range}");
-    return diagnose(server, args[0]);
+    return diagnose(server, args[0], params.value("workDoneToken", json()));
   }
   if (command == "denpex.rules") {
     json out = json::array();

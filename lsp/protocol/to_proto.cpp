@@ -183,7 +183,7 @@ json initializeResult(core::PositionEncoding enc, const std::vector<std::string>
       {"textDocumentSync", {{"openClose", true}, {"change", 2}}},  // incremental
       {"hoverProvider", true},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}, {"resolveProvider", true}}},
-      {"executeCommandProvider", {{"commands", commands}}},
+      {"executeCommandProvider", {{"commands", commands}, {"workDoneProgress", true}}},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},

@@ -22,6 +22,7 @@ Server::Server(Transport& transport)
 }
 
 Server::~Server() {
+  reapLongThreads(Reap::kCancelAll);
   worker_.stop();
   if (reader_.joinable()) {
     bool ended;
@@ -52,6 +53,72 @@ void Server::reply(const json& id, const json& result) {
 void Server::replyError(const json& id, int code, const std::string& message) {
   transport_.write(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump(
       -1, ' ', false, json::error_handler_t::replace));
+}
+
+// --- long requests -----------------------------------------------------------------------------
+
+void Server::LongRequest::begin(const std::string& title) {
+  if (token_.is_null()) return;
+  server_.notify("$/progress", {{"token", token_}, {"value", {{"kind", "begin"}, {"title", title}, {"cancellable", true}, {"percentage", 0}}}});
+  lastPercent_ = 0;
+}
+
+void Server::LongRequest::report(int percentage, const std::string& message) {
+  percentage = std::clamp(percentage, 0, 100);
+  if (token_.is_null() || percentage <= lastPercent_) return;
+  lastPercent_ = percentage;
+  server_.notify("$/progress", {{"token", token_}, {"value", {{"kind", "report"}, {"message", message}, {"percentage", percentage}}}});
+}
+
+void Server::LongRequest::end(const std::string& message) {
+  if (token_.is_null()) return;
+  server_.notify("$/progress", {{"token", token_}, {"value", {{"kind", "end"}, {"message", message}}}});
+}
+
+void Server::reapLongThreads(Reap how) {
+  if (how == Reap::kCancelAll) {
+    std::lock_guard<std::mutex> lock(queueMutex_);
+    for (auto& [id, flag] : running_) flag->store(true);
+  }
+  for (auto it = longThreads_.begin(); it != longThreads_.end();) {
+    if (how != Reap::kFinished || it->done->load()) {
+      if (it->thread.joinable()) it->thread.join();
+      it = longThreads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Server::runLong(json progressToken, std::function<json(LongRequest&)> work) {
+  if (!currentId_) throw std::logic_error("runLong outside a request handler");
+  reapLongThreads(Reap::kFinished);
+  json id = *currentId_;
+  deferred_ = true;
+  auto request = std::make_shared<LongRequest>(*this, progressToken.is_string() || progressToken.is_number_integer() ? progressToken : json());
+  {
+    std::lock_guard<std::mutex> lock(queueMutex_);
+    running_[id.dump()] = request->cancelled_;
+  }
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread thread([this, id, request, done, work = std::move(work)] {
+    try {
+      json result = work(*request);
+      if (request->cancelled()) replyError(id, error::kRequestCancelled, "request cancelled");
+      else reply(id, result);
+    } catch (const LspError& e) {
+      replyError(id, e.code, e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("a long request failed: {}", e.what());
+      replyError(id, error::kInternalError, e.what());
+    }
+    {
+      std::lock_guard<std::mutex> lock(queueMutex_);
+      running_.erase(id.dump());
+    }
+    done->store(true);
+  });
+  longThreads_.push_back({std::move(thread), done});
 }
 
 bool Server::clientSupports(std::initializer_list<const char*> path) const {
@@ -319,8 +386,13 @@ void Server::readerLoop() {
         json j = json::parse(body);
         if (j.value("method", "") == "$/cancelRequest" && j.contains("params") && j["params"].contains("id")) {
           std::lock_guard<std::mutex> lock(queueMutex_);
+          std::string id = j["params"]["id"].dump();
+          if (auto running = running_.find(id); running != running_.end()) {
+            running->second->store(true);  // a long request under way stops at its next block
+            continue;
+          }
           if (cancelled_.size() > 4096) cancelled_.clear();
-          cancelled_.insert(j["params"]["id"].dump());
+          cancelled_.insert(id);
           continue;
         }
       } catch (const json::exception&) {
@@ -386,8 +458,16 @@ void Server::handle(std::string& body) {
       replyError(id, error::kMethodNotFound, "unknown method: " + method);
       return;
     }
+    currentId_ = &id;
+    deferred_ = false;
+    struct Forget {
+      const json*& current;
+      ~Forget() { current = nullptr; }
+    } forget{currentId_};
     try {
-      reply(id, it->second(*this, params));
+      json result = it->second(*this, params);
+      if (deferred_) return;  // a long request: its thread replies (runLong is a handler's last call)
+      reply(id, result);
     } catch (const LspError& e) {
       replyError(id, e.code, e.what());
     } catch (const json::exception& e) {
@@ -432,6 +512,7 @@ int Server::run() {
     }
     handle(body);
   }
+  reapLongThreads(Reap::kCancelAll);
   worker_.stop();
   spdlog::info("exiting ({})", shutdown_ ? "after shutdown" : "without shutdown");
   return shutdown_ ? 0 : 1;

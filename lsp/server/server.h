@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,7 +82,11 @@ class Server {
   void rulesChangedOnDisk(const std::vector<std::string>& paths);
   // Workspace folders added and removed (workspace/didChangeWorkspaceFolders).
   void changeWorkspaceFolders(const std::vector<std::string>& added, const std::vector<std::string>& removed);
-  void markShutdown() { shutdown_ = true; }
+  // Requests under way are answered first: the reply to `shutdown` comes after theirs.
+  void markShutdown() {
+    reapLongThreads(Reap::kWaitAll);
+    shutdown_ = true;
+  }
   // Tells the client (window/logMessage) which rule folders are in use and which were not loaded.
   void announceRules();
 
@@ -108,6 +113,33 @@ class Server {
   void publishDiagnostics(const std::string& uri, std::optional<int> version, json diagnostics);
 
   void notify(const std::string& method, const json& params);
+
+  // --- long requests ---------------------------------------------------------------------------
+  // What a long request's work sees: whether the client cancelled it ($/cancelRequest), and a
+  // way to report progress ($/progress, when the client gave a workDoneToken; else nothing).
+  class LongRequest {
+   public:
+    LongRequest(Server& server, json progressToken)
+        : server_(server), token_(std::move(progressToken)), cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
+    const std::atomic<bool>& cancelled() const { return *cancelled_; }
+    void begin(const std::string& title);
+    // At most one report per percent.
+    void report(int percentage, const std::string& message);
+    void end(const std::string& message);
+
+   private:
+    friend class Server;
+    Server& server_;
+    json token_;
+    std::shared_ptr<std::atomic<bool>> cancelled_;
+    int lastPercent_ = -1;
+  };
+  // Called by a request handler (main thread) that would run long: reading a log from disk, a
+  // folder of logs. The handler returns at once (its return value is ignored); `work` runs on a
+  // thread of its own, and what it returns (or throws: LspError) is the request's reply, so
+  // hovers and code actions are answered meanwhile. A request cancelled while it runs is
+  // answered with RequestCancelled.
+  void runLong(json progressToken, std::function<json(LongRequest&)> work);
   // Sends a request to the client; its reply is not waited for (replies to us are skipped).
   void request(const std::string& method, const json& params);
 
@@ -132,6 +164,17 @@ class Server {
   std::deque<std::string> queue_;
   bool eof_ = false;
   std::set<std::string> cancelled_;  // ids (dumped JSON) cancelled before they were handled
+  // Long requests running, by id (dumped JSON): their cancellation flags (under queueMutex_).
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;
+  struct LongThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<LongThread> longThreads_;  // main thread
+  enum class Reap { kFinished, kWaitAll, kCancelAll };
+  void reapLongThreads(Reap how);
+  const json* currentId_ = nullptr;  // the request being handled (main thread)
+  bool deferred_ = false;            // its handler called runLong()
 
   bool initialized_ = false;
   bool shutdown_ = false;

@@ -165,6 +165,64 @@ TEST_F(Workspace, DiagnoseCommandOnAFolderOfPerRankLogs) {
   EXPECT_EQ(bad["error"]["code"], -32602);
 }
 
+// A log the editor does not hand over (VS Code keeps files over 50 MB from extensions) is
+// diagnosed by its URI, from disk, off the main thread: a hover sent after it is answered first,
+// progress comes on the client's workDoneToken, the findings are published on the file, and a
+// request cancelled while it runs is answered with RequestCancelled.
+TEST_F(Workspace, ABigLogOnDiskIsDiagnosedOffTheMainThreadWithProgressAndCanBeCancelled) {
+  InProcessClient c;
+  c.initialize(uriOf(dir_));
+  fs::path big = dir_ / "big.log";
+  {
+    std::ofstream out(big, std::ios::binary);
+    std::string filler;
+    for (int i = 0; i < 1000; ++i) filler += "INFO data - prefetched shard " + std::to_string(i) + " of 4096 (1024 samples, 3.2 s)\n";
+    while (static_cast<size_t>(out.tellp()) < (60u << 20)) out << filler;
+    out << readAll(kSource / "examples/fp16-adamw/train.log");
+  }
+  std::string uri = uriOf(big);
+  std::string notes = uriOf(dir_ / "notes.md");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", notes}, {"languageId", "markdown"}, {"version", 1}, {"text", "# notes\n"}}}});
+
+  int diagnose = c.request("workspace/executeCommand",
+                           {{"command", "denpex.diagnose"}, {"arguments", {{{"uri", uri}}}}, {"workDoneToken", "big-1"}});
+  int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", notes}}}, {"position", {{"line", 0}, {"character", 2}}}});
+  c.response(hover);
+  auto isReply = [&](int id) { return [id](const json& m) { return m.contains("id") && m["id"] == id && !m.contains("method"); }; };
+  EXPECT_FALSE(c.arrived(isReply(diagnose))) << "the hover waited for the diagnosis";
+
+  json result = c.response(diagnose, std::chrono::seconds(120));
+  ASSERT_TRUE(result.contains("result")) << result.dump().substr(0, 300);
+  EXPECT_EQ(result["result"]["findings"][0]["rule"], "adamw-eps-fp16-underflow");
+  json published = diagnosticsFor(c, big);
+  EXPECT_EQ(published["diagnostics"][0]["code"], "adamw-eps-fp16-underflow");
+  EXPECT_GT(published["diagnostics"][0]["range"]["start"]["line"].get<int>(), 500000);
+  // Progress on the token: begin, reports that only grow, end.
+  auto progress = [&] {
+    return c.notification("$/progress", [](const json& p) { return p["token"] == "big-1"; })["value"];
+  };
+  json begin = progress();
+  EXPECT_EQ(begin["kind"], "begin");
+  EXPECT_EQ(begin["title"], "denpex: diagnosing big.log");
+  EXPECT_EQ(begin["cancellable"], true);
+  int last = 0, reports = 0;
+  json value = progress();
+  for (; value["kind"] == "report"; value = progress(), ++reports) {
+    EXPECT_GT(value["percentage"].get<int>(), last);
+    last = value["percentage"].get<int>();
+  }
+  EXPECT_GE(reports, 10);
+  EXPECT_EQ(value["kind"], "end");
+  EXPECT_EQ(value["message"], "AdamW epsilon underflow in FP16 (+1 more)");
+
+  // Cancelled: a RequestCancelled answer, whether the cancel found it queued or running.
+  int cancelled = c.request("workspace/executeCommand", {{"command", "denpex.diagnose"}, {"arguments", {{{"uri", uri}}}}});
+  c.notify("$/cancelRequest", {{"id", cancelled}});
+  EXPECT_EQ(c.response(cancelled)["error"]["code"], -32800);
+  c.allowUnread("$/progress");
+  c.allowUnread("textDocument/publishDiagnostics");
+}
+
 TEST_F(Workspace, DistributedLogNamesTheInitiatingRankAndLinksTheCollateral) {
   InProcessClient c;
   c.initialize(uriOf(dir_));

@@ -81,6 +81,14 @@ class LspClientBase {
   }
 
   // Waits for any message that satisfies `match` and takes it out of the queue.
+  // Whether a message that satisfies `match` has arrived and is unread (it stays unread).
+  bool arrived(const std::function<bool(const json&)>& match) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& m : received_)
+      if (match(m)) return true;
+    return false;
+  }
+
   std::optional<json> waitFor(const std::function<bool(const json&)>& match, std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -2,7 +2,7 @@
 // reports of the last diagnoses, and every disposable. Features receive it in activate(ctx).
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
+import { ExecuteCommandRequest, LanguageClient, LSPErrorCodes, ResponseError, State, WorkDoneProgress } from 'vscode-languageclient/node';
 import { readConfig } from './config';
 import { bundledServerPath, initializationOptions } from './config_values';
 import { checkReport, Commands, DiagnoseArgs, Report } from './protocol';
@@ -15,6 +15,7 @@ export class DenpexContext implements vscode.Disposable {
   readonly reports = new Map<string, Report>(); // document uri -> the last report made for it
   private client: LanguageClient | undefined;
   private restarts: Promise<void> = Promise.resolve();
+  private progressTokens = 0;
   private queuedRestart: Promise<void> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -117,8 +118,37 @@ export class DenpexContext implements vscode.Disposable {
     return (await this.requireClient().sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
   }
 
-  async diagnose(args: DiagnoseArgs): Promise<Report> {
-    const report = checkReport(await this.execute<unknown>(Commands.diagnose, [args]));
+  // Diagnoses on the server. With a `title` (a file or a folder read from disk, which may take
+  // seconds) a progress notification shows the server's $/progress and can cancel the request.
+  // Undefined when the user cancelled.
+  async diagnose(args: DiagnoseArgs, title?: string): Promise<Report | undefined> {
+    const client = this.requireClient();
+    const run = async (progress?: vscode.Progress<{ message?: string; increment?: number }>, cancel?: vscode.CancellationToken) => {
+      const workDoneToken = `denpex-diagnose-${++this.progressTokens}`;
+      let done = 0;
+      const listening = progress
+        ? client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
+          if (value.kind !== 'report' || typeof value.percentage !== 'number') return;
+          progress.report({ increment: value.percentage - done, message: value.message });
+          done = value.percentage;
+        })
+        : undefined;
+      try {
+        const params = { command: Commands.diagnose, arguments: [args], ...(progress ? { workDoneToken } : {}) };
+        return checkReport(await client.sendRequest(ExecuteCommandRequest.type, params, cancel));
+      } finally {
+        listening?.dispose();
+      }
+    };
+    let report: Report;
+    try {
+      report = title
+        ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (p, t) => run(p, t))
+        : await run();
+    } catch (err) {
+      if (err instanceof vscode.CancellationError || (err instanceof ResponseError && err.code === LSPErrorCodes.RequestCancelled)) return undefined;
+      throw err;
+    }
     if ('uri' in args) this.reports.set(args.uri, report);
     return report;
   }

@@ -3,7 +3,9 @@
 // report documented in docs/json-output.md (schema version 1). No vscode import: unit-tested.
 
 export const Commands = {
-  /** Diagnose `{text}` (anywhere) or `{uri, range}` (a document selection); returns a Report. */
+  /** Diagnose `{text}` (anywhere), `{uri, range?}` (a document, a selection, or a file on disk) or
+   *  `{folder}` (per-rank logs); returns a Report. Runs off the server's main thread, reports
+   *  progress on a workDoneToken, and can be cancelled. */
   diagnose: 'denpex.diagnose',
   /** A rule's full entry as Markdown; argument: the rule id. */
   explain: 'denpex.explain',
@@ -14,7 +16,7 @@ export const Commands = {
 export interface Position { line: number; character: number }
 export interface Range { start: Position; end: Position }
 
-export type DiagnoseArgs = { text: string; name?: string } | { uri: string; range?: Range };
+export type DiagnoseArgs = { text: string; name?: string } | { uri: string; range?: Range } | { folder: string };
 
 export interface Evidence {
   source: string;

@@ -1,7 +1,11 @@
-// Denpex: Diagnose Selection / Diagnose File.
+// Denpex: Diagnose Selection / Diagnose File / Diagnose Folder.
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { DenpexContext } from '../context';
 import { Report } from '../protocol';
+
+// The biggest file VS Code synchronises to extensions (50 MB).
+const kEditorSyncLimit = 50 * 1024 * 1024;
 
 export function summarize(report: Report): string {
   if (!report.findings.length) return 'denpex: no known failure found in the selection.';
@@ -13,7 +17,7 @@ export function summarize(report: Report): string {
 export async function showSummary(ctx: DenpexContext, report: Report): Promise<void> {
   const choice = await vscode.window.showInformationMessage(summarize(report), ...(report.findings.length ? ['Show Report', 'Problems'] : []));
   if (choice === 'Show Report') await vscode.commands.executeCommand('denpex.showReport');
-  if (choice === 'Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+  if (choice === 'Problems') await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
   void ctx;
 }
 
@@ -28,18 +32,37 @@ export function activate(ctx: DenpexContext): void {
       const sel = editor.selection;
       const range = sel.isEmpty ? undefined : { start: sel.start, end: sel.end };
       const report = await ctx.diagnose({ uri: editor.document.uri.toString(), range });
-      await showSummary(ctx, report);
+      if (report) await showSummary(ctx, report);
     }),
+    // A file is diagnosed by its URI: the server reads it from disk, so logs over the 50 MB that
+    // VS Code hands to extensions work too. The findings are published on the file.
     vscode.commands.registerCommand('denpex.diagnoseFile', async (uri?: vscode.Uri) => {
-      let target = uri ?? vscode.window.activeTextEditor?.document.uri;
+      let target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
       if (!target) {
         const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Diagnose', filters: { Logs: ['log', 'out', 'err', 'txt'], All: ['*'] } });
         target = picked?.[0];
       }
       if (!target) return;
-      const doc = await vscode.workspace.openTextDocument(target);
-      await vscode.window.showTextDocument(doc, { preview: false });
-      const report = await ctx.diagnose({ uri: doc.uri.toString() });
+      const report = await ctx.diagnose({ uri: target.toString() }, `denpex: diagnosing ${path.basename(target.path)}`);
+      if (!report) return;
+      // A log VS Code would hand over opens in the editor; a bigger one stays closed (opening
+      // 100 MB is the user's call): its findings are in the Problems panel, a click away.
+      const size = (await vscode.workspace.fs.stat(target)).size;
+      if (size <= kEditorSyncLimit) await vscode.commands.executeCommand('vscode.open', target, { preview: false });
+      await showSummary(ctx, report);
+    }),
+    // A folder of per-rank logs (torchrun --log_dir, one file per rank): one run, its incident,
+    // and each rank's findings on its own file.
+    vscode.commands.registerCommand('denpex.diagnoseFolder', async (uri?: vscode.Uri) => {
+      let target = uri instanceof vscode.Uri ? uri : undefined;
+      if (!target) {
+        const picked = await vscode.window.showOpenDialog({ canSelectFiles: false, canSelectFolders: true, canSelectMany: false, openLabel: 'Diagnose' });
+        target = picked?.[0];
+      }
+      if (!target) return;
+      const report = await ctx.diagnose({ folder: target.toString() }, `denpex: diagnosing ${path.basename(target.path)}`);
+      if (!report) return;
+      await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
       await showSummary(ctx, report);
     }),
   );

@@ -30,7 +30,8 @@ export function activate(ctx: DenpexContext): void {
       const doc = editor.document;
       const key = doc.uri.toString();
       // Always a fresh diagnosis: edits made since (a quick fix applied) change what applies.
-      const report: Report = await ctx.diagnose({ uri: key });
+      const report: Report | undefined = await ctx.diagnose({ uri: key });
+      if (!report) return;
       const panel = vscode.window.createWebviewPanel('denpex.report', `denpex: ${path.basename(doc.uri.path)}`, vscode.ViewColumn.Beside, {
         enableScripts: true,
       });
@@ -47,10 +48,10 @@ export function activate(ctx: DenpexContext): void {
             // The panel may be older than the file: plan the edit again from the current text.
             const shown = report.findings[msg.finding]?.edits[msg.edit];
             const fresh = await ctx.diagnose({ uri: key });
-            const edit = fresh.findings
+            const edit = fresh?.findings
               .filter((f) => f.rule === report.findings[msg.finding!]?.rule)
               .flatMap((f) => f.edits)
-              .find((e) => e.file === shown?.file && e.title.split(' (')[0] === shown?.title.split(' (')[0]);
+              ?.find((e) => e.file === shown?.file && e.title.split(' (')[0] === shown?.title.split(' (')[0]);
             if (edit?.applicable) await applyEdit(edit);
             else void vscode.window.showInformationMessage(`denpex: nothing to apply: ${edit?.reason ?? 'the fix no longer applies'}`);
           } else if (msg.type === 'copy' && msg.text) {

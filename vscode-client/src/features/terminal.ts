@@ -10,7 +10,8 @@ async function openAsLog(ctx: DenpexContext, text: string, origin: string): Prom
   const doc = await vscode.workspace.openTextDocument({ language: 'denpex-log', content: `# denpex: ${origin}\n${text}` });
   await vscode.window.showTextDocument(doc, { preview: false });
   // The server diagnoses denpex-log documents itself; the report is for the summary.
-  await showSummary(ctx, await ctx.diagnose({ text, name: 'terminal output' }));
+  const report = await ctx.diagnose({ text, name: 'terminal output' });
+  if (report) await showSummary(ctx, report);
 }
 
 /** Copies the terminal's selection through the clipboard and puts the user's clipboard back. */

@@ -7,6 +7,8 @@
 //   3. the quick fix changes train.py on disk to contain eps=1e-5 once saved;
 //   4. output printed in the integrated terminal is diagnosed through the terminal commands;
 //   5. the report panel opens.
+//   6. from the Explorer: a 120 MB log (over what VS Code hands to extensions) is diagnosed with
+//      a progress notification, and a torchrun --log_dir folder names the rank that failed first.
 // Each step saves a screenshot. restricted.mjs covers a folder in Restricted Mode.
 //   node vscode-client/test/e2e/e2e.mjs [--vsix dist/denpex-0.1.0-linux-x64.vsix] [--shots DIR]
 import { execFileSync } from 'node:child_process';
@@ -23,6 +25,14 @@ const vscode = await openVsCode({
     writeFileSync(join(ws, 'warmup.log'), 'step 1 | loss 0.693 | grad_norm 0.41\n');
     // A traceback pasted into notes: not a log file, so nothing is diagnosed until asked.
     writeFileSync(join(ws, 'notes.txt'), `Run 17 died. Output:\n\n${readFileSync(join(ws, 'train.log'), 'utf8')}\nTo do: find out why.\n`);
+    // A log over the 50 MB VS Code hands to extensions: a long healthy run, then the seed failure.
+    const filler = Array.from({ length: 2000 }, (_, i) => `INFO data - prefetched shard ${i} of 4096 (1024 samples, 3.2 s)\n`).join('');
+    const parts = [];
+    for (let size = 0; size < 120 * 2 ** 20; size += filler.length) parts.push(filler);
+    parts.push(readFileSync(join(ws, 'train.log'), 'utf8'));
+    writeFileSync(join(ws, 'big.log'), parts.join(''));
+    // torchrun --log_dir: one folder per rank, rank 2 failed first (a recorded run).
+    cpSync(join(root, 'tests/distributed/raise-logdir/logs'), join(ws, 'run-logs'), { recursive: true });
   },
 });
 const { page, ws, shot, command, openFile, goToLine, step } = vscode;
@@ -117,6 +127,43 @@ await vscode.run(async () => {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gradient explosion' }).first().waitFor({ timeout: 15000 });
     await page.keyboard.press('Enter');
     await page.locator('.tab', { hasText: 'Preview' }).first().waitFor({ timeout: 20000 });
+  });
+
+  // Right-click in the Explorer, then a context menu entry.
+  const explorerRow = (name) => page.locator('.explorer-folders-view .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+  async function explorerMenu(name, entry) {
+    // Through the activity bar: the keyboard may be in a webview (the rule preview) that keeps F1.
+    if (!(await page.locator('.explorer-folders-view').isVisible())) await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
+    const row = explorerRow(name);
+    await row.waitFor({ timeout: 15000 });
+    await row.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: entry }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 });
+    // The menu ignores a click that comes right after it opened (the right button's release).
+    await page.waitForTimeout(500);
+    await item.click();
+    await item.waitFor({ state: 'hidden', timeout: 10000 });
+  }
+
+  await step('a 120 MB log is diagnosed from the Explorer, with progress', async () => {
+    // Out of the rule preview (a webview keeps the keyboard, F1 included).
+    await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
+    await explorerMenu('big.log', 'Diagnose File');
+    // The progress notification names the file while the server reads it.
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'denpex: diagnosing big.log' }).first()
+      .waitFor({ state: 'visible', timeout: 30000 });
+    await shot('8-big-log-progress');
+    // The findings are published on the file.
+    await vscode.problemsShowing('AdamW epsilon underflow in FP16', 120000, 'big.log');
+    await shot('8-big-log');
+  });
+
+  await step('a torchrun --log_dir folder is diagnosed from the Explorer', async () => {
+    await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
+    await explorerMenu('run-logs', 'Diagnose Folder');
+    await vscode.problemsShowing('[rank 2 failed first]', 60000, 'stderr.log');
+    await shot('9-folder');
   });
 
   await step('the report panel opens', async () => {

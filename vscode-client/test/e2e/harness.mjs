@@ -158,9 +158,12 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
       await page.keyboard.press('Enter');
     },
 
-    // The Problems panel's text, once it shows `expected`.
-    async problemsShowing(expected, timeoutMs = 30000) {
+    // The Problems panel's text, once it shows `expected`; with `filter`, only the problems
+    // that match it (the panel's own filter box, as a user narrows a long list).
+    async problemsShowing(expected, timeoutMs = 30000, filter = '') {
       await vscode.command('View: Focus Problems');
+      const box = page.locator('input[placeholder^="Filter (e.g. text"]:visible').first();
+      if (filter || (await box.isVisible())) await box.fill(filter);
       const problems = page.locator('.markers-panel');
       return waitFor(async () => {
         const text = await problems.innerText();
