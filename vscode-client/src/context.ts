@@ -11,7 +11,8 @@ export class DenpexContext implements vscode.Disposable {
   readonly output: vscode.OutputChannel;
   // One trace channel for the extension's life, however often the server restarts.
   private readonly trace: vscode.OutputChannel;
-  readonly status: vscode.StatusBarItem;
+  // Scoped to log documents (where it matters), not always in the status bar.
+  readonly status: vscode.LanguageStatusItem;
   readonly reports = new Map<string, Report>(); // document uri -> the last report made for it
   private client: LanguageClient | undefined;
   private restarts: Promise<void> = Promise.resolve();
@@ -22,11 +23,12 @@ export class DenpexContext implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('denpex');
     this.trace = vscode.window.createOutputChannel('denpex (trace)');
-    this.status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
-    this.status.command = 'denpex.restartServer';
+    this.status = vscode.languages.createLanguageStatusItem('denpex.server', [{ language: 'log' }, { language: 'denpex-log' }]);
+    this.status.name = 'denpex language server';
+    this.status.command = { command: 'denpex.showOutput', title: 'Show Logs' };
     this.setStatus('starting');
-    this.status.show();
-    this.subscribe(this.output, this.trace, this.status);
+    this.subscribe(this.output, this.trace, this.status,
+      vscode.commands.registerCommand('denpex.showOutput', () => this.output.show(true)));
     // Trust granted later: start again, so the server loads the workspace's rules.
     this.subscribe(vscode.workspace.onDidGrantWorkspaceTrust(() => { if (this.client) void this.restart(); }));
   }
@@ -36,7 +38,10 @@ export class DenpexContext implements vscode.Disposable {
   private setStatus(state: 'starting' | 'running' | 'stopped' | 'failed'): void {
     const icon = { starting: '$(sync~spin)', running: '$(pulse)', stopped: '$(circle-slash)', failed: '$(error)' }[state];
     this.status.text = `${icon} denpex`;
-    this.status.tooltip = `denpex language server: ${state}. Click to restart.`;
+    this.status.detail = `server ${state}`;
+    this.status.busy = state === 'starting';
+    this.status.severity = state === 'failed' ? vscode.LanguageStatusSeverity.Error
+      : state === 'stopped' ? vscode.LanguageStatusSeverity.Warning : vscode.LanguageStatusSeverity.Information;
   }
 
   serverPath(): string {
@@ -60,7 +65,7 @@ export class DenpexContext implements vscode.Disposable {
       {
         // Every file and unsaved document is synced: fixes are computed from open buffers, and
         // any selection can be diagnosed. The server diagnoses only logs on its own.
-        documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+        documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'denpex-output' }],
         outputChannel: this.output,
         traceOutputChannel: this.trace,
         initializationOptions: initializationOptions(config, vscode.workspace.isTrusted),

@@ -1,13 +1,31 @@
-// Denpex: Diagnose Terminal Selection / Diagnose Last Terminal Command. Terminal output that is
-// not a file opens as a `denpex-log` document, so diagnostics, hovers and quick fixes work on it.
+// Denpex: Diagnose Terminal Selection / Diagnose Last Terminal Command. Terminal output opens as
+// a read-only document of its own (a `denpex-output:` URI named `<origin> N.log`, so the server
+// diagnoses it as a log): diagnostics, hovers and quick fixes work on it, and nothing asks to
+// save it.
 import * as vscode from 'vscode';
 import { DenpexContext } from '../context';
 import { CommandOutputs, cleanTerminalText } from '../terminal_text';
 import { showSummary } from './diagnose';
 
+export const kOutputScheme = 'denpex-output';
+
+// The texts of the output documents, by URI, while they are open.
+class OutputDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private count = 0;
+  provideTextDocumentContent(uri: vscode.Uri): string { return this.texts.get(uri.toString()) ?? ''; }
+  add(origin: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: kOutputScheme, path: `/${origin} ${++this.count}.log` });
+    this.texts.set(uri.toString(), text);
+    return uri;
+  }
+  forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); }
+}
+
+const documents = new OutputDocuments();
+
 async function openAsLog(ctx: DenpexContext, text: string, origin: string): Promise<void> {
-  // VS Code titles an untitled document by its first line: say what this one is.
-  const doc = await vscode.workspace.openTextDocument({ language: 'denpex-log', content: `# denpex: ${origin}\n${text}` });
+  const doc = await vscode.workspace.openTextDocument(documents.add(origin, text));
   await vscode.window.showTextDocument(doc, { preview: false });
   // The server diagnoses denpex-log documents itself; the report is for the summary.
   const report = await ctx.diagnose({ text, name: 'terminal output' });
@@ -30,6 +48,8 @@ export function activate(ctx: DenpexContext): void {
   const outputs = new CommandOutputs<vscode.Terminal>();
   const reading = new Map<vscode.Terminal, Promise<void>>();
   ctx.subscribe(
+    vscode.workspace.registerTextDocumentContentProvider(kOutputScheme, documents),
+    vscode.workspace.onDidCloseTextDocument((doc) => { if (doc.uri.scheme === kOutputScheme) documents.forget(doc.uri); }),
     vscode.window.onDidStartTerminalShellExecution((e) => {
       outputs.start(e.terminal, e.execution.commandLine.value);
       reading.set(e.terminal, (async () => {

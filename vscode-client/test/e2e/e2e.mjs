@@ -89,7 +89,13 @@ await vscode.run(async () => {
     await command('Terminal: Select All');
     await command('Denpex: Diagnose Terminal Selection');
     await page.locator('.tab', { hasText: 'terminal selection' }).first().waitFor({ timeout: 20000 });
-    await vscode.problemsShowing('# denpex: terminal selection');
+    await vscode.problemsShowing('AdamW epsilon underflow in FP16', 30000, 'terminal selection 1.log');
+    // A read-only document: typing does not change it, and nothing asks to save it.
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await page.keyboard.type('typed');
+    const typed = await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
+    if (typed.includes('typed')) throw new Error('the terminal output document took typing');
+    if ((await page.locator('.tab.dirty', { hasText: 'terminal selection' }).count()) > 0) throw new Error('the terminal output document is dirty');
     await shot('4-terminal-selection');
     const clipboard = await page.evaluate(() => navigator.clipboard.readText());
     if (clipboard !== 'the user clipboard') throw new Error(`the clipboard was not restored: ${JSON.stringify(clipboard.slice(0, 80))}`);

@@ -171,11 +171,19 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
       }, `the Problems panel to show "${expected}"`, timeoutMs);
     },
 
-    // Waits until the extension's status item says its server is running (not starting,
-    // stopped or failed: each has its own icon).
+    // Waits until the extension's language status item (shown for log documents, in the hover
+    // of the status bar's language status) says its server is running: not starting, stopped or
+    // failed, which each have their own icon. A log document must be active.
     async serverRunning(timeoutMs = 90000) {
-      const running = page.locator('.statusbar-item', { hasText: 'denpex' }).filter({ has: page.locator('.codicon-pulse') });
-      await waitFor(async () => (await running.count()) > 0, 'the denpex server to be running', timeoutMs);
+      const indicator = page.locator('[id="status.languageStatus"]').first();
+      const item = page.locator('.hover-language-status .element', { hasText: 'denpex' });
+      await waitFor(async () => {
+        await indicator.hover();
+        await item.first().waitFor({ state: 'visible', timeout: 3000 });
+        const running = await item.locator('.codicon-pulse').count();
+        await page.mouse.move(700, 300);
+        return running > 0;
+      }, 'the denpex server to be running (its language status)', timeoutMs, 500);
     },
 
     async step(name, fn) {
