@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the server and the extension and packages a .vsix for this platform with the server
-// binary inside (`vsce package --target`). The libraries the binary needs beyond the C and C++
-// runtimes travel in server/lib/ (the binary's rpath is $ORIGIN/lib).
+// binary inside (`vsce package --target linux-x64`). The binary links the C++ runtime in
+// (DENPEX_PORTABLE); the libraries it needs beyond the C runtime travel in server/lib/ (its
+// rpath is $ORIGIN/lib); scripts/check-portable.sh checks the oldest glibc they need.
 //   npm run package            -> dist/denpex-<version>-<target>.vsix
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -12,9 +13,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const client = join(root, 'vscode-client');
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
 
-const target = { 'linux-x64': 'linux-x64', 'linux-arm64': 'linux-arm64', 'darwin-x64': 'darwin-x64', 'darwin-arm64': 'darwin-arm64' }[
-  `${process.platform}-${process.arch}`];
-if (!target) throw new Error(`no VS Code target for ${process.platform}-${process.arch}`);
+// Only the target this project builds and tests (the end-to-end test installs this package).
+const target = { 'linux-x64': 'linux-x64' }[`${process.platform}-${process.arch}`];
+if (!target) throw new Error(`denpex is built and tested for linux-x64 only, not ${process.platform}-${process.arch}`);
 
 if (!process.argv.includes('--skip-server-build')) run('bash', ['scripts/build.sh']);
 const binary = join(root, 'build/denpex');

@@ -6,6 +6,7 @@ scripts/install-deps.sh
 scripts/build.sh -DDENPEX_WERROR=ON
 npm ci --no-audit --no-fund --loglevel=error
 node scripts/package-vsix.mjs --skip-server-build   # the .vsix the end-to-end test installs
+scripts/check-portable.sh                           # and the oldest Linux its server runs on
 (cd build && ctest -j2 --output-on-failure)
 # The C++ suite again under AddressSanitizer and UndefinedBehaviorSanitizer, then every fuzz
 # target for a bounded time (FUZZ_SECONDS each).

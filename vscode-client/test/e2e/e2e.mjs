@@ -168,6 +168,8 @@ await vscode.run(async () => {
   await step('a torchrun --log_dir folder is diagnosed from the Explorer', async () => {
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await explorerMenu('run-logs', 'Diagnose Folder');
+    // The extension shows the Problems panel once the folder is diagnosed, and its summary.
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'IndexError' }).first().waitFor({ state: 'visible', timeout: 60000 });
     await vscode.problemsShowing('[rank 2 failed first]', 60000, 'stderr.log');
     await shot('9-folder');
   });

@@ -161,9 +161,15 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
     // The Problems panel's text, once it shows `expected`; with `filter`, only the problems
     // that match it (the panel's own filter box, as a user narrows a long list).
     async problemsShowing(expected, timeoutMs = 30000, filter = '') {
-      await vscode.command('View: Focus Problems');
-      const box = page.locator('input[placeholder^="Filter (e.g. text"]:visible').first();
-      if (filter || (await box.isVisible())) await box.fill(filter);
+      if (!(await page.locator('.markers-panel').isVisible())) await vscode.command('View: Focus Problems');
+      const box = page.locator('.part.panel input[placeholder^="Filter (e.g. text"]').first();
+      if (filter || ((await box.isVisible()) && (await box.inputValue()))) {
+        // As a user types it: a click in the box, everything in it replaced.
+        await box.click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Backspace');
+        if (filter) await page.keyboard.type(filter);
+      }
       const problems = page.locator('.markers-panel');
       return waitFor(async () => {
         const text = await problems.innerText();
