@@ -46,6 +46,10 @@ json codeAction(Server& server, const json& params) {
   if (!wantsQuickfix(context)) return actions;
   bool disabledSupport = server.clientSupports({"textDocument", "codeAction", "disabledSupport"});
   bool documentChanges = server.clientSupports({"workspace", "workspaceEdit", "documentChanges"});
+  // Clients that support change annotations say so with an object (LSP 3.16).
+  const json& caps = server.clientCapabilities();
+  bool annotations = caps.contains("workspace") && caps["workspace"].is_object() && caps["workspace"].contains("workspaceEdit") &&
+                     caps["workspace"]["workspaceEdit"].is_object() && caps["workspace"]["workspaceEdit"].contains("changeAnnotationSupport");
   std::vector<std::pair<FindingRef, json>> targets;  // finding, the client's diagnostic (or null)
   if (context.contains("diagnostics") && context["diagnostics"].is_array()) {
     for (const auto& d : context["diagnostics"])
@@ -62,7 +66,8 @@ json codeAction(Server& server, const json& params) {
     bool preferred = true;
     for (const auto& plan : plans) {
       if (plan.applicable) {
-        actions.push_back(toCodeAction(plan.title, diagnostic, toWorkspaceEdit(plan, server.encoding(), documentChanges), preferred, ""));
+        actions.push_back(toCodeAction(plan.title, diagnostic, toWorkspaceEdit(plan, server.encoding(), documentChanges, annotations ? uri : ""),
+                                         preferred, ""));
         preferred = false;
       } else if (disabledSupport) {
         actions.push_back(toCodeAction(plan.title, diagnostic, nullptr, false, plan.reason));

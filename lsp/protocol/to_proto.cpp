@@ -139,7 +139,7 @@ json toTextEdits(const core::FixPlan& plan, core::PositionEncoding enc) {
   return edits;
 }
 
-json toWorkspaceEdit(const core::FixPlan& plan, core::PositionEncoding enc, bool documentChanges) {
+json toWorkspaceEdit(const core::FixPlan& plan, core::PositionEncoding enc, bool documentChanges, const std::string& confirmFrom) {
   json edits = toTextEdits(plan, enc);
   std::error_code ec;
   fs::path abs = fs::absolute(plan.path, ec);
@@ -147,7 +147,18 @@ json toWorkspaceEdit(const core::FixPlan& plan, core::PositionEncoding enc, bool
   if (documentChanges) {
     // Versioned when the file is open in the editor, so nothing is written over a newer buffer.
     json id = {{"uri", uri}, {"version", plan.version ? json(*plan.version) : json(nullptr)}};
-    return {{"documentChanges", json::array({{{"textDocument", id}, {"edits", edits}}})}};
+    json edit = {{"documentChanges", json::array({{{"textDocument", id}, {"edits", edits}}})}};
+    if (!confirmFrom.empty() && uri != confirmFrom) {
+      // An edit to another file than the one the user is looking at (a fix offered on a log
+      // edits train.py): the client shows it for review before applying it.
+      const std::string annotation = "denpex.fix";
+      for (auto& e : edit["documentChanges"][0]["edits"]) e["annotationId"] = annotation;
+      edit["changeAnnotations"] = {{annotation,
+                                    {{"label", "Edit " + fs::path(plan.path).filename().string()},
+                                     {"description", "a denpex fix: " + plan.title},
+                                     {"needsConfirmation", true}}}};
+    }
+    return edit;
   }
   return {{"changes", {{uri, edits}}}};
 }

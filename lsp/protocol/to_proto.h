@@ -58,7 +58,10 @@ json publishDiagnosticsParams(const std::string& uri, std::optional<int> version
 json toTextEdits(const core::FixPlan& plan, core::PositionEncoding enc);
 // A WorkspaceEdit for one plan: versioned documentChanges when the client supports them (so
 // nothing is written over a newer buffer), else plain changes.
-json toWorkspaceEdit(const core::FixPlan& plan, core::PositionEncoding enc, bool documentChanges);
+// With `confirmFrom` (the URI of the document the fix is offered on, when the client supports
+// change annotations), an edit to any other file carries an annotation that needs confirmation.
+json toWorkspaceEdit(const core::FixPlan& plan, core::PositionEncoding enc, bool documentChanges,
+                     const std::string& confirmFrom = "");
 // A quickfix CodeAction: with an edit, or disabled with a reason when `edit` is null.
 json toCodeAction(const std::string& title, const json& diagnostic, const json& edit, bool preferred,
                   const std::string& disabledReason);

@@ -88,6 +88,36 @@ TEST_F(Workspace, DiagnosticHoverAndQuickFixOnTheSeedLog) {
   EXPECT_EQ(c.call("codeAction/resolve", after[0])["result"], after[0]);
 }
 
+// A fix offered on a log edits another file: a client that supports change annotations gets the
+// edit marked for confirmation (VS Code shows it for review first); one that does not, a plain edit.
+TEST_F(Workspace, AFixInAnotherFileAsksForConfirmationWhereTheClientCan) {
+  for (bool annotations : {true, false}) {
+    InProcessClient c;
+    json edit = {{"documentChanges", true}};
+    if (annotations) edit["changeAnnotationSupport"] = {{"groupsOnLabel", true}};
+    c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", edit}}}});
+    openLog(c, dir_ / "train.log");
+    json d = diagnosticsFor(c, dir_ / "train.log")["diagnostics"][0];
+    json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                                      {"range", d["range"]},
+                                                      {"context", {{"diagnostics", {d}}}}})["result"];
+    ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+    const json& workspaceEdit = actions[0]["edit"];
+    const json& edits = workspaceEdit["documentChanges"][0]["edits"];
+    ASSERT_EQ(edits.size(), 1u);
+    if (annotations) {
+      EXPECT_EQ(edits[0]["annotationId"], "denpex.fix");
+      const json& a = workspaceEdit["changeAnnotations"]["denpex.fix"];
+      EXPECT_EQ(a["label"], "Edit train.py");
+      EXPECT_EQ(a["needsConfirmation"], true);
+      EXPECT_EQ(a["description"], "a denpex fix: Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)");
+    } else {
+      EXPECT_FALSE(edits[0].contains("annotationId")) << workspaceEdit.dump(2);
+      EXPECT_FALSE(workspaceEdit.contains("changeAnnotations")) << workspaceEdit.dump(2);
+    }
+  }
+}
+
 TEST_F(Workspace, OpenSourceFilesGetVersionedEditsFromTheirBuffer) {
   InProcessClient c;
   c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});

@@ -71,6 +71,16 @@ await vscode.run(async () => {
     await shot('3-quick-fix');
     await page.keyboard.press('Enter');  // the first action is focused
     await item.waitFor({ state: 'hidden', timeout: 10000 });
+    // The fix edits another file than the one in view: VS Code shows it for review first
+    // (the server marks it as needing confirmation), and nothing changes until it is applied.
+    const apply = page.locator('.part.panel .monaco-button', { hasText: /^Apply$/ }).first();
+    await apply.waitFor({ state: 'visible', timeout: 20000 });
+    await shot('3-review');
+    if (readFileSync(join(ws, 'train.py'), 'utf8').includes('eps=1e-5')) throw new Error('train.py changed before the review was applied');
+    // Edits that need confirmation come unticked: the user ticks train.py's, then applies.
+    const box = page.locator('.part.panel .monaco-list-row', { hasText: 'train.py' }).locator('input[type=checkbox], .edit-checkbox').first();
+    await box.click();
+    await apply.click();
     await command('File: Save All');
     await waitFor(() => readFileSync(join(ws, 'train.py'), 'utf8').includes('optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)'),
       'train.py to contain eps=1e-5 on disk', 20000);
