@@ -6,7 +6,7 @@
 //   2. the hover on it shows the root cause;
 //   3. the quick fix changes train.py on disk to contain eps=1e-5 once saved;
 //   4. output printed in the integrated terminal is diagnosed through the terminal commands;
-//   5. the report panel opens.
+//   5. the report panel opens, and its Apply button edits train.py.
 //   6. from the Explorer: a 120 MB log (over what VS Code hands to extensions) is diagnosed with
 //      a progress notification, and a torchrun --log_dir folder names the rank that failed first.
 // Each step saves a screenshot. restricted.mjs covers a folder in Restricted Mode.
@@ -137,7 +137,7 @@ await vscode.run(async () => {
 
   await step('Explain Rule shows a rule entry', async () => {
     await command('Denpex: Explain Rule');
-    const input = page.locator('.quick-input-widget input');
+    const input = page.locator('.quick-input-widget .quick-input-box input').first();
     await input.waitFor({ state: 'visible' });
     await input.fill('gradient-explosion');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gradient explosion' }).first().waitFor({ timeout: 15000 });
@@ -206,5 +206,29 @@ await vscode.run(async () => {
     if (!body.includes('already has eps=1e-5')) throw new Error(`the report offers a stale fix: ${body.slice(0, 300)}`);
     if ((await frame.locator('button.copy').count()) < 1) throw new Error('no Copy button for the verify command');
     await shot('6-report');
+  });
+
+  await step('the report\'s Apply button edits train.py', async () => {
+    // The fix undone on disk (as a `git checkout train.py` would): the report offers it again.
+    cpSync(join(root, 'examples/fp16-adamw/train.py'), join(ws, 'train.py'));
+    await page.waitForTimeout(1500);  // the open train.py editor reloads from disk
+    await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
+    await command('Denpex: Show Report');
+    const frame = await waitFor(async () => {
+      for (const f of page.frames()) {
+        try {
+          if (await f.$('button.apply')) return f;
+        } catch {
+          // a frame that went away while we looked
+        }
+      }
+      return null;
+    }, 'a report with an Apply button', 60000, 500);
+    await frame.locator('button.apply').first().click();
+    await command('File: Save All');
+    await waitFor(() => readFileSync(join(ws, 'train.py'), 'utf8').includes('optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)'),
+      'train.py to contain eps=1e-5 on disk after Apply', 20000);
+    execFileSync('python3', ['-m', 'py_compile', join(ws, 'train.py')]);
+    await shot('10-report-apply');
   });
 });

@@ -130,10 +130,17 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
 
     // Runs a command from the palette by its title.
     async command(title) {
+      // A webview (a preview, the report) keeps the keyboard, F1 included: take it back first.
+      await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
       await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
+      const input = page.locator('.quick-input-widget .quick-input-box input').first();
       await input.waitFor({ state: 'visible' });
-      await input.fill(`>${title}`);
+      await input.fill(`>${title}`, { timeout: 10000 }).catch(async (e) => {
+        // Say where the keyboard was: the usual cause is a view that kept the focus.
+        await vscode.shot(`palette-${title.replace(/\W+/g, '-')}`).catch(() => {});
+        const focus = await page.evaluate(() => `${document.activeElement?.tagName}.${document.activeElement?.className}`);
+        throw new Error(`the command palette did not take "${title}" (focus on ${focus}): ${e.message}`);
+      });
       const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       await item.waitFor({ state: 'visible', timeout: 15000 });
       await page.keyboard.press('Enter');
@@ -143,7 +150,7 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
     // Opens a workspace file through Quick Open and focuses its editor.
     async openFile(name) {
       await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
+      const input = page.locator('.quick-input-widget .quick-input-box input').first();
       await input.waitFor({ state: 'visible' });
       await input.fill(name);
       await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });

@@ -7,9 +7,10 @@
 //      rule's finding is absent and the planted server script never ran;
 //   2. once the user trusts the folder (the Workspace Trust editor), the extension restarts its
 //      server, which now loads the folder's rules (their finding appears) through the
-//      workspace's own server path.
+//      workspace's own server path;
+//   3. a rule edited on disk takes effect at once: no restart.
 //   node vscode-client/test/e2e/restricted.mjs [--vsix dist/denpex-0.1.0-linux-x64.vsix] [--shots DIR]
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { log, openVsCode, root, waitFor } from './harness.mjs';
 
@@ -69,5 +70,15 @@ await vscode.run(async () => {
     if (errors.length) throw new Error(`the restart showed errors: ${errors.join(' | ')}`);
     log('the folder\'s rule and server path are in use once trusted');
     await shot('3-trusted');
+  });
+
+  await step('a rule edited on disk takes effect without a restart', async () => {
+    const rule = join(vscode.ws, '.denpex/rules/lab-mount-lost.yaml');
+    rmSync(marker);  // the server script leaves it again if the server is started again
+    writeFileSync(rule, readFileSync(rule, 'utf8').replace('title: Lab data mount lost', 'title: Lab storage mount lost'));
+    await vscode.problemsShowing('Lab storage mount lost', 60000);
+    await vscode.serverRunning();
+    if (existsSync(marker)) throw new Error('the server was started again to take the edited rule');
+    await shot('4-rule-edited');
   });
 });
