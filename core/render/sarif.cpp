@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
+#include <cstdint>
+#include <string_view>
 
 #include "core/parse/log_text.h"
 #include "core/render/report.h"
@@ -17,6 +18,43 @@ using render_detail::sourceName;
 using render_detail::trimEnd;
 
 using nlohmann::json;
+
+namespace {
+
+// A file name as a URI reference (RFC 3986): unreserved characters and '/' as they are, every
+// other byte percent-encoded. An absolute path becomes a file: URI; a relative one stays
+// relative to the uriBaseId %SRCROOT% (the folder denpex ran in, which the consumer knows).
+json artifactLocation(const std::string& name) {
+  std::string encoded;
+  for (unsigned char c : name) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_' || c == '~' || c == '/';
+    if (keep) {
+      encoded.push_back(static_cast<char>(c));
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      encoded += hex;
+    }
+  }
+  if (!name.empty() && name[0] == '/') return {{"uri", "file://" + encoded}};
+  return {{"uri", encoded}, {"uriBaseId", "%SRCROOT%"}};
+}
+
+bool ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// FNV-1a, 64 bits: the same fingerprint on every platform and every build.
+std::string fingerprint(std::string_view key) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+}  // namespace
 
 std::string renderSarif(const ReportInput& in) {
   const Diagnosis& d = in.diagnosis;
@@ -40,10 +78,16 @@ std::string renderSarif(const ReportInput& in) {
                        {"defaultConfiguration", {{"level", level}}},
                        {"properties", {{"tags", r.tags}, {"category", r.category}}}});
     }
+    // Columns are UTF-16 code units (the run's columnKind). Evidence spans are byte offsets in
+    // the line, the same units when the line is ASCII; for any other line the region is the
+    // whole line, without columns, rather than columns in another unit.
     auto location = [&](const Evidence& e) {
-      return json{{"physicalLocation",
-                   {{"artifactLocation", {{"uri", sourceName(d, e.source)}}},
-                    {"region", {{"startLine", e.line + 1}, {"startColumn", e.begin + 1}, {"endColumn", std::max(e.end, e.begin) + 1}}}}}};
+      json region = {{"startLine", e.line + 1}};
+      if (ascii(e.text)) {
+        region["startColumn"] = e.begin + 1;
+        region["endColumn"] = std::max(e.end, e.begin) + 1;
+      }
+      return json{{"physicalLocation", {{"artifactLocation", artifactLocation(sourceName(d, e.source))}, {"region", region}}}};
     };
     json related = json::array();
     for (size_t k = 1; k < f.evidence.size(); ++k) {
@@ -54,15 +98,16 @@ std::string renderSarif(const ReportInput& in) {
     }
     std::string message = verdict(f);
     if (!f.observed.empty()) message += ". " + f.observed.front();
-    std::string key = r.id + "|" + (f.rule->fallback ? f.messageTemplate : "");
-    char fp[17];
-    std::snprintf(fp, sizeof fp, "%016zx", std::hash<std::string>{}(key));
+    // A rank's failure caused by another rank's is context, not a problem of its own.
+    std::string level = d.role(i) == Role::kCollateral ? "note"
+                        : r.severity == Severity::kError ? "error"
+                        : r.severity == Severity::kWarning ? "warning" : "note";
     json result = {{"ruleId", r.id},
                    {"ruleIndex", ruleIndex},
-                   {"level", r.severity == Severity::kError ? "error" : r.severity == Severity::kWarning ? "warning" : "note"},
+                   {"level", level},
                    {"message", {{"text", message}}},
                    {"locations", json::array({location(f.evidence.front())})},
-                   {"partialFingerprints", {{"denpexFailure/v1", fp}}}};
+                   {"partialFingerprints", {{"denpexFailure/v2", fingerprint(r.id + "|" + (f.rule->fallback ? f.messageTemplate : ""))}}}};
     if (!related.empty()) result["relatedLocations"] = related;
     if (i < in.plans.size()) {
       json fixes = json::array();
@@ -78,7 +123,7 @@ std::string renderSarif(const ReportInput& in) {
                                   {"insertedContent", {{"text", e.newText}}}});
         }
         fixes.push_back({{"description", {{"text", plan.title}}},
-                         {"artifactChanges", json::array({{{"artifactLocation", {{"uri", plan.path}}},
+                         {"artifactChanges", json::array({{{"artifactLocation", artifactLocation(plan.path)},
                                                            {"replacements", replacements}}})}});
       }
       if (!fixes.empty()) result["fixes"] = fixes;
@@ -90,8 +135,8 @@ std::string renderSarif(const ReportInput& in) {
                 {"runs", json::array({{{"tool", {{"driver", {{"name", "denpex"},
                                                                {"version", kVersion},
                                                                {"semanticVersion", kVersion},
-                                                               {"informationUri", "https://github.com/denpex/denpex"},
                                                                {"rules", rules}}}}},
+                                       {"columnKind", "utf16CodeUnits"},
                                        {"results", results}}})}};
   return sarif.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

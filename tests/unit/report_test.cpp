@@ -52,10 +52,17 @@ TEST_F(ReportTest, SarifHasRulesResultsAndOneBasedRegions) {
   const auto& result = run["results"][0];
   EXPECT_EQ(result["ruleId"], "adamw-eps-fp16-underflow");
   EXPECT_EQ(result["level"], "error");
-  const auto& region = result["locations"][0]["physicalLocation"]["region"];
+  EXPECT_EQ(run["columnKind"], "utf16CodeUnits");
+  const auto& location = result["locations"][0]["physicalLocation"];
+  const auto& region = location["region"];
   EXPECT_EQ(region["startLine"], 4);
-  EXPECT_GE(region["startColumn"].get<int>(), 1);
-  EXPECT_TRUE(result["partialFingerprints"].is_object());
+  const auto& evidence = diagnosis_.findings[0].evidence[0];
+  EXPECT_EQ(region["startColumn"], evidence.begin + 1);
+  EXPECT_EQ(region["endColumn"], evidence.end + 1);
+  EXPECT_EQ(location["artifactLocation"]["uri"], "train.log");
+  EXPECT_EQ(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+  // FNV-1a of "adamw-eps-fp16-underflow|": the same on every platform.
+  EXPECT_EQ(result["partialFingerprints"]["denpexFailure/v2"], "1425b18c8d14c231");
 }
 
 TEST_F(ReportTest, ExplainHasEverySectionOfTheEntry) {
