@@ -25,13 +25,23 @@ find "$work/twins" -name '*.yaml' | while read -r f; do
 done
 cat "$work/big.log" "$work/half.log" > /dev/null  # warm the page cache
 
-# best RUNS CMD...: the best wall time of RUNS runs, "seconds peak_rss_kib" (exit status ignored).
+# best RUNS CMD...: the best wall time of RUNS runs, "seconds peak_rss_kib". With
+# `best RUNS --diagnosis CMD...` every run must also exit with 1 (findings) and name the seed
+# failure, so a crash or a wrong answer never prints as a fast time.
 # Output goes to a file: GNU grep stops at the first match when it writes to /dev/null.
 best() {
-  local n=$1
+  local n=$1 check=0
   shift
+  if [[ $1 == --diagnosis ]]; then check=1; shift; fi
   for ((i = 0; i < n; i++)); do
-    /usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out" 2>&1 || true
+    local rc=0
+    /usr/bin/time -f '%e %M' -o "$work/time" "$@" > "$work/out" 2> "$work/err" || rc=$?
+    if ((check)) && { [[ $rc != 1 ]] || ! grep -q '"rule": "adamw-eps-fp16-underflow"' "$work/out"; }; then
+      echo "bench: '$*' exited with $rc without the expected diagnosis:" >&2
+      head -c 2000 "$work/err" >&2
+      touch "$work/failed"  # this runs in a subshell: the script checks the mark before printing
+      exit 1
+    fi
     grep -v '^Command' "$work/time"
   done | sort -n | head -1
 }
@@ -50,17 +60,18 @@ ms() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 0.001)}'; }
 
 bytes=$(stat -c %s "$work/big.log")
-read -r t_dx m_dx < <(best "$runs" "$denpex" diagnose --format json "$work/big.log")
+read -r t_dx m_dx < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/big.log")
 read -r t_grep _ < <(best "$runs" grep -c -E -f "$work/patterns.txt" "$work/big.log")
 read -r t_rg _ < <(best "$runs" rg -c -f "$work/patterns.txt" "$work/big.log")
 # cat to /dev/null, as the issue measured it (GNU cat then copies in the kernel).
 read -r t_cat _ < <(best "$runs" sh -c "cat '$work/big.log' > /dev/null")
-read -r t_half _ < <(best "$runs" "$denpex" diagnose --format json "$work/half.log")
-read -r t_twins _ < <(best "$runs" "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log")
-read -r t_one _ < <(best 1 "$denpex" diagnose --format json --threads 1 "$work/big.log")
+read -r t_half _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/half.log")
+read -r t_twins _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log")
+read -r t_one _ < <(best 1 --diagnosis "$denpex" diagnose --format json --threads 1 "$work/big.log")
 "$denpex" diagnose --format json "$work/big.log" > "$work/parallel.json" || true
 "$denpex" diagnose --format json --threads 1 "$work/big.log" > "$work/serial.json" || true
 same=$(cmp -s "$work/parallel.json" "$work/serial.json" && echo identical || echo DIFFERENT)
+[[ ! -e $work/failed ]] || exit 1
 startup=$(ms 10 "$denpex" diagnose "$work/small.log")
 version=$(ms 10 "$denpex" version)
 
