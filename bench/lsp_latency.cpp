@@ -74,11 +74,19 @@ int main(int argc, char** argv) {
   std::vector<double> hovers, actions;
   for (int i = 0; i < 200; ++i) {
     auto h0 = Clock::now();
-    c.call("textDocument/hover", hover);
+    json h = c.call("textDocument/hover", hover);
     hovers.push_back(ms(Clock::now() - h0));
     auto a0 = Clock::now();
-    c.call("textDocument/codeAction", action);
+    json a = c.call("textDocument/codeAction", action);
     actions.push_back(ms(Clock::now() - a0));
+    // A failed request is no fast answer: the hover must explain the finding, the code action
+    // must answer with a list.
+    if (!h.contains("result") || !h["result"].is_object() || h["result"].dump().find("Root cause") == std::string::npos ||
+        !a.contains("result") || !a["result"].is_array()) {
+      std::fprintf(stderr, "lsp_latency: a hover or code action did not answer as it should:\n%s\n%s\n",
+                   h.dump().substr(0, 500).c_str(), a.dump().substr(0, 500).c_str());
+      return 1;
+    }
   }
 
   // Append 100 lines at the end of the big log.
