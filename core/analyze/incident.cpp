@@ -46,6 +46,27 @@ bool earlier(const Event& a, const Event& b) {
   return std::tie(a.evidence->source, a.evidence->line) < std::tie(b.evidence->source, b.evidence->line);
 }
 
+// The initiating failure is named by its cause. When the finding chosen is a symptom (a NaN
+// loss) and a root cause was found for the same failure (its evidence includes the symptom's
+// line, on a rank the symptom was seen on), the root cause takes the label; the symptom is
+// listed after it.
+std::optional<size_t> rootCauseOf(const std::vector<Finding>& findings, size_t symptom) {
+  const Finding& s = findings[symptom];
+  if (s.rule->role != Role::kSymptom) return std::nullopt;
+  const Evidence& anchor = s.evidence.front();
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    if (f.rule->role != Role::kRoot || f.rule->fallback) continue;
+    bool sameLine = std::any_of(f.evidence.begin(), f.evidence.end(),
+                                [&](const Evidence& e) { return e.source == anchor.source && e.line == anchor.line; });
+    bool sameRank = s.ranks.empty() || f.ranks.empty() ||
+                    std::any_of(f.ranks.begin(), f.ranks.end(),
+                                [&](int r) { return std::find(s.ranks.begin(), s.ranks.end(), r) != s.ranks.end(); });
+    if (sameLine && sameRank) return i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Incident buildIncident(const std::vector<Finding>& findings, const LauncherTracker& launcher, const std::set<int>& ranksSeen) {
@@ -94,6 +115,10 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
     }
     if (earliest) {
       inc.initiatingFinding = static_cast<size_t>(earliest - findings.data());
+      if (auto root = rootCauseOf(findings, *inc.initiatingFinding)) {
+        inc.initiatingFinding = *root;
+        earliest = &findings[*root];
+      }
       inc.initiatingReason = "the log's lines carry no rank, so the rank that failed first cannot be named; the first "
                              "failure that did not follow from another rank is \"" + verdict(*earliest) +
                              "\" (run torchrun with --tee 3 or --log_dir to see which rank printed it)";
@@ -336,6 +361,8 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
 
   // Findings on collateral ranks only, that came after the initiator, are collateral too.
   if (initiatingFinding) inc.initiatingFinding = initiator->finding;
+  if (inc.initiatingFinding)
+    if (auto root = rootCauseOf(findings, *inc.initiatingFinding)) inc.initiatingFinding = *root;
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
     if (inc.initiatingFinding == i || !findingRanks.count(i)) continue;

@@ -81,6 +81,26 @@ TEST(Cli, ContrastsDoNotGetTheEpsVerdict) {
   }
 }
 
+// A 64-rank log (bench/gen_log.py, 1 MiB): rank 0's loss turns NaN in an fp16 run with AdamW's
+// default eps, rank 17 raises, the others time out. The initiating failure is named by its
+// cause: the epsilon rule leads and carries the label; the NaN symptom comes after it.
+TEST_F(ScratchProject, TheVerdictLeadsWithTheCauseNotTheSymptom) {
+  fs::path log = dir_ / "run.log";
+  ASSERT_EQ(bp::system(bp::search_path("python3"), (kSource / "bench/gen_log.py").string(), "1", bp::std_out > log.string()), 0);
+  Result r = denpex({"diagnose", "--format", "json", log.string()});
+  ASSERT_EQ(r.code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j["findings"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["rule"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(j["findings"][0]["role"], "root");
+  EXPECT_EQ(j["findings"][1]["rule"], "nan-loss");
+  EXPECT_EQ(j["findings"][1]["role"], "symptom");
+  Result text = denpex({"diagnose", log.string()});
+  size_t cause = text.out.find("[adamw-eps-fp16-underflow]"), symptom = text.out.find("[nan-loss]");
+  ASSERT_NE(cause, std::string::npos) << text.out;
+  EXPECT_LT(cause, symptom) << text.out;
+}
+
 TEST(Cli, ReadsStdinAndSeveralFiles) {
   Result in = denpex({"diagnose", "-"}, kSource, readAll(kSource / "examples/fp16-adamw/train.log"));
   EXPECT_EQ(in.code, 1);
