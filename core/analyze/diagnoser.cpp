@@ -147,6 +147,7 @@ struct Diagnoser::State {
       out.rawEnd = line.clean.toRawEnd(line.clean.text.size());
       out.rank = line.rank;
       out.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+      out.timeFromEarlierLine = line.timestamp.empty() && !st.lastTimestamp.empty();
     };
     auto fillOptional = [&](std::optional<Sample>& out, double v) {
       if (!out) out.emplace();
@@ -231,6 +232,7 @@ struct Diagnoser::State {
     e.text = std::string(text.substr(0, kEvidenceTextMax));
     e.rank = line.rank;
     e.timestamp = line.timestamp.empty() ? st.lastTimestamp : line.timestamp;
+    e.timeFromEarlierLine = line.timestamp.empty() && !st.lastTimestamp.empty();
     h.captures = std::move(hit.captures);
   }
 

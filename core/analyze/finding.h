@@ -24,6 +24,9 @@ struct Evidence {
   std::string text;         // the cleaned line, cut to a readable length
   int rank = -1;
   std::string timestamp;
+  // The line printed no time of its own: `timestamp` is the last one its rank printed before
+  // it (good for ordering, not to show as the time of this line).
+  bool timeFromEarlierLine = false;
 };
 
 struct Finding {

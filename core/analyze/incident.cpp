@@ -322,7 +322,8 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
       const Finding& f = findings[e->finding];
       role.failure = f.rule->id;
       role.title = verdict(f);
-      role.time = e->evidence->timestamp;
+      // The time of the failure line itself; never one printed before it ("-" in the table).
+      role.time = e->evidence->timeFromEarlierLine ? "" : e->evidence->timestamp;
       role.hasEvidence = true;
       role.source = e->evidence->source;
       role.line = e->evidence->line;

@@ -36,6 +36,7 @@ Evidence sampleEvidence(const Sample& s, const std::string& signal) {
   e.text = s.text;
   e.rank = s.rank;
   e.timestamp = s.timestamp;
+  e.timeFromEarlierLine = s.timeFromEarlierLine;
   return e;
 }
 

@@ -25,6 +25,7 @@ struct Sample {
   std::string text;
   int rank = -1;
   std::string timestamp;
+  bool timeFromEarlierLine = false;  // as Evidence's
 };
 
 enum MetricId { kLoss, kGradNorm, kLr, kLossScale, kMetricCount };

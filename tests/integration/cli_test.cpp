@@ -83,7 +83,8 @@ TEST(Cli, ContrastsDoNotGetTheEpsVerdict) {
 
 // A 64-rank log (bench/gen_log.py, 1 MiB): rank 0's loss turns NaN in an fp16 run with AdamW's
 // default eps, rank 17 raises, the others time out. The initiating failure is named by its
-// cause: the epsilon rule leads and carries the label; the NaN symptom comes after it.
+// cause: the epsilon rule leads and carries the label; the NaN symptom comes after it. A rank's
+// TIME is its failure line's own time, or none.
 TEST_F(ScratchProject, TheVerdictLeadsWithTheCauseNotTheSymptom) {
   fs::path log = dir_ / "run.log";
   ASSERT_EQ(bp::system(bp::search_path("python3"), (kSource / "bench/gen_log.py").string(), "1", bp::std_out > log.string()), 0);
@@ -95,6 +96,13 @@ TEST_F(ScratchProject, TheVerdictLeadsWithTheCauseNotTheSymptom) {
   EXPECT_EQ(j["findings"][0]["role"], "root");
   EXPECT_EQ(j["findings"][1]["rule"], "nan-loss");
   EXPECT_EQ(j["findings"][1]["role"], "symptom");
+  // Rank 0's NaN line prints no time: its TIME is none, not the time of an earlier line.
+  const auto& ranks = j["incident"]["ranks"];
+  ASSERT_GE(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0]["rank"], 0);
+  EXPECT_EQ(ranks[0]["rule"], "nan-loss");
+  EXPECT_TRUE(ranks[0]["time"].is_null()) << ranks[0].dump();
+  EXPECT_EQ(ranks[1]["time"], "E1130 09:00:00.000000");  // a line with its own time keeps it
   Result text = denpex({"diagnose", log.string()});
   size_t cause = text.out.find("[adamw-eps-fp16-underflow]"), symptom = text.out.find("[nan-loss]");
   ASSERT_NE(cause, std::string::npos) << text.out;
