@@ -227,8 +227,8 @@ await vscode.run(async () => {
     await frame.locator('button.apply').first().click();
     // The extension applies the edit and shows train.py: wait for both before taking the
     // keyboard, or the palette races the editor for it.
-    await page.locator('.tab.active.dirty', { hasText: 'train.py' }).first().waitFor({ timeout: 20000 });
-    await page.waitForTimeout(500);
+    await page.locator('.tab.active', { hasText: 'train.py' }).first().waitFor({ timeout: 20000 });
+    await page.waitForTimeout(1000);
     await command('File: Save All');
     await waitFor(() => readFileSync(join(ws, 'train.py'), 'utf8').includes('optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)'),
       'train.py to contain eps=1e-5 on disk after Apply', 20000);
