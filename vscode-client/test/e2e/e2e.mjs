@@ -188,18 +188,7 @@ await vscode.run(async () => {
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await command('Denpex: Show Report');
     await page.locator('.tab', { hasText: 'denpex: notes.txt' }).first().waitFor({ timeout: 20000 });
-    // Webviews are nested iframes; other webviews (the Explain Rule preview) may be open too.
-    // Look through every frame of the page for the report's verdict.
-    const frame = await waitFor(async () => {
-      for (const f of page.frames()) {
-        try {
-          if (await f.$('#verdict')) return f;
-        } catch {
-          // a frame that went away while we looked
-        }
-      }
-      return null;
-    }, 'the report webview', 60000, 500);
+    const frame = await vscode.frameWith('#verdict', 'the report webview');
     // The report is made fresh: the fix applied earlier shows as already there, with no Apply button.
     const body = await frame.locator('body').innerText();
     if (!body.includes('AdamW epsilon underflow in FP16')) throw new Error('the report does not name the failure');
@@ -214,16 +203,7 @@ await vscode.run(async () => {
     await page.waitForTimeout(1500);  // the open train.py editor reloads from disk
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await command('Denpex: Show Report');
-    const frame = await waitFor(async () => {
-      for (const f of page.frames()) {
-        try {
-          if (await f.$('button.apply')) return f;
-        } catch {
-          // a frame that went away while we looked
-        }
-      }
-      return null;
-    }, 'a report with an Apply button', 60000, 500);
+    const frame = await vscode.frameWith('button.apply', 'a report with an Apply button');
     await frame.locator('button.apply').first().click();
     // The extension applies the edit and shows train.py: wait for both before taking the
     // keyboard, or the palette races the editor for it.

@@ -159,6 +159,21 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
       await page.locator('.monaco-editor .view-lines').first().click();
     },
 
+    // The first frame holding `selector`. Webviews are nested iframes, and other webviews (the
+    // Explain Rule preview) may be open too: every frame of the page is looked through.
+    async frameWith(selector, what, timeoutMs = 60000) {
+      return waitFor(async () => {
+        for (const f of page.frames()) {
+          try {
+            if (await f.$(selector)) return f;
+          } catch {
+            // a frame that went away while we looked
+          }
+        }
+        return null;
+      }, what, timeoutMs, 500);
+    },
+
     async goToLine(n) {
       await vscode.command('Go to Line/Column...');
       await page.keyboard.type(String(n));
