@@ -131,33 +131,26 @@ json diagnoseUri(Server& server, const std::string& uri, std::optional<Range> ra
                                                : uri;
   request.begin("denpex: diagnosing " + name);
   core::LineIndex index(text);
-  if (!range) {
-    auto diagnosis = std::make_shared<const core::Diagnosis>(diagnoseLong(server, text, name, request));
-    json result = diagnosisJson(*diagnosis, server);
-    if (doc) {
-      server.documents().setSelection(uri, diagnosis);
-      server.publish(uri);
-    } else {
-      std::vector<std::pair<std::string, uint64_t>> seen;
-      server.publishDiagnostics(uri, std::nullopt, toDiagnostics(*diagnosis, index, server.convertOptions(uri, 0), "file", seen));
-    }
-    request.end(summary(*diagnosis));
-    return result;
-  }
-  size_t begin = index.toOffset(range->start, server.encoding());
-  size_t end = index.toOffset(range->end, server.encoding());
-  if (end < begin) std::swap(begin, end);
-  // Diagnose the selection where it stands: blank lines before it and spaces before its first
+  // A selection is diagnosed where it stands: blank lines before it and spaces before its first
   // column keep every evidence position valid in the document.
-  size_t lineStart = index.lineStart(index.lineOf(begin));
-  std::string padded(index.lineOf(begin), '\n');
-  padded.append(begin - lineStart, ' ');
-  padded.append(text.substr(begin, end - begin));
-  auto diagnosis = std::make_shared<const core::Diagnosis>(diagnoseLong(server, padded, name, request));
+  std::string padded;
+  if (range) {
+    size_t begin = index.toOffset(range->start, server.encoding());
+    size_t end = index.toOffset(range->end, server.encoding());
+    if (end < begin) std::swap(begin, end);
+    size_t lineStart = index.lineStart(index.lineOf(begin));
+    padded.assign(index.lineOf(begin), '\n');
+    padded.append(begin - lineStart, ' ');
+    padded.append(text.substr(begin, end - begin));
+  }
+  auto diagnosis = std::make_shared<const core::Diagnosis>(diagnoseLong(server, range ? std::string_view(padded) : text, name, request));
   json result = diagnosisJson(*diagnosis, server);
   if (doc) {
     server.documents().setSelection(uri, diagnosis);
     server.publish(uri);
+  } else if (!range) {
+    std::vector<std::pair<std::string, uint64_t>> seen;
+    server.publishDiagnostics(uri, std::nullopt, toDiagnostics(*diagnosis, index, server.convertOptions(uri, 0), "file", seen));
   }
   request.end(summary(*diagnosis));
   return result;
