@@ -236,6 +236,33 @@ struct Diagnoser::State {
     h.captures = std::move(hit.captures);
   }
 
+  // A run-wide signal's earliest hit on any rank, and its count over all of them.
+  struct RunWideHit {
+    const SignalHit* first = nullptr;
+    uint64_t count = 0;
+  };
+  // [rule][signal], filled by finish() for the signals that declare `scope: run`.
+  std::vector<std::vector<RunWideHit>> runWide;
+
+  void gatherRunWide() {
+    const auto& all = rules.rules();
+    runWide.assign(all.size(), {});
+    for (size_t ri = 0; ri < all.size(); ++ri) {
+      const Rule& rule = *all[ri];
+      runWide[ri].resize(rule.signals.size());
+      for (size_t s = 0; s < rule.signals.size(); ++s) {
+        if (!rule.signals[s].runWide) continue;
+        RunWideHit& out = runWide[ri][s];
+        for (const auto& [r, st] : ranks) {
+          const SignalHit* h = hitOf(&st, ri, s);
+          if (!h || !h->seen) continue;
+          out.count += h->count;
+          if (!out.first || before(h->evidence, out.first->evidence)) out.first = h;
+        }
+      }
+    }
+  }
+
   // Evaluates one rule for one rank (or, with rank -1, for the lines that carry no rank).
   std::optional<Finding> evaluate(size_t ruleIndex, int r) {
     const Rule& rule = *rules.rules()[ruleIndex];
@@ -259,8 +286,15 @@ struct Diagnoser::State {
       const SignalHit* hit = nullptr;
       if (ownHit && ownHit->seen) hit = ownHit;
       else if (sharedHit && sharedHit->seen) hit = sharedHit;
-      if (!hit) continue;
       uint64_t count = (ownHit ? ownHit->count : 0) + (sharedHit ? sharedHit->count : 0);
+      if (sig.runWide && r >= 0) {
+        // A fact about the run counts wherever it was printed: the rank's own line first, then
+        // a line without a rank, then the earliest other rank's.
+        const RunWideHit& any = runWide[ruleIndex][s];
+        if (!hit) hit = any.first;
+        count = any.count;
+      }
+      if (!hit) continue;
       if (count < static_cast<uint64_t>(sig.minCount)) continue;
       if (hit == ownHit && rule.positiveSignals[s]) own_ = true;
       v.value = true;
@@ -317,6 +351,7 @@ struct Diagnoser::State {
     out.lines = totalLines;
     out.linesOutsideRanks = linesOutsideRanks;
 
+    gatherRunWide();
     std::vector<int> rankKeys;
     for (const auto& [r, st] : ranks)
       if (r >= 0) rankKeys.push_back(r);
@@ -331,14 +366,21 @@ struct Diagnoser::State {
       }
       // The same failure on several ranks is one finding that lists them; its evidence comes
       // from the rank that showed it first.
-      auto first = std::min_element(perRank.begin(), perRank.end(), [](const Finding& a, const Finding& b) {
-        return before(a.evidence.front(), b.evidence.front());
+      // Where a rank showed the failure: its first own line (a run-wide fact printed by
+      // another rank is the same line for every rank, and says nothing about who came first).
+      auto anchor = [](const Finding& f) -> const Evidence& {
+        for (const auto& e : f.evidence)
+          if (e.rank == f.ranks.front()) return e;
+        return f.evidence.front();
+      };
+      auto first = std::min_element(perRank.begin(), perRank.end(), [&](const Finding& a, const Finding& b) {
+        return before(anchor(a), anchor(b));
       });
       std::vector<int> allRanks;
       std::map<int, Evidence> anchors;
       for (const auto& f : perRank) {
         allRanks.push_back(f.ranks.front());
-        anchors[f.ranks.front()] = f.evidence.front();
+        anchors[f.ranks.front()] = anchor(f);
       }
       std::sort(allRanks.begin(), allRanks.end());
       Finding merged = std::move(*first);

@@ -45,6 +45,10 @@ struct Signal {
   std::string metric;   // loss | grad_norm | lr | loss_scale
   MetricTest test = MetricTest::kNonfinite;
   int minCount = 1;  // pattern signals: true only after this many matching lines
+  // A fact about the whole run (its dtypes, optimizer, configuration, versions), printed once by
+  // one rank or the launcher: in a log of several ranks, every rank's evaluation sees it. A
+  // signal about a rank itself (its device, its own error) is the rank's alone (the default).
+  bool runWide = false;
   // The pattern compiled once by the loader (which must compile it to check it anyway), with
   // patternOptions(); immutable and shared by every Matcher made from the rule.
   std::shared_ptr<const re2::RE2> regex;

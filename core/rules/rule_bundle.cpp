@@ -10,12 +10,12 @@
 namespace denpex::core {
 namespace {
 
-constexpr std::string_view kMagic = "denpex-rules-2\n";
+constexpr std::string_view kMagic = "denpex-rules-3\n";
 
 // A tripwire for the one place that lists the fields: a field added to one of these structs
 // changes its size, and must be added to fields() below (and kMagic's version raised).
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 824 && sizeof(Signal) == 128 && sizeof(Condition) == 32 && sizeof(EditSpec) == 240 &&
+static_assert(sizeof(Rule) == 824 && sizeof(Signal) == 136 && sizeof(Condition) == 32 && sizeof(EditSpec) == 240 &&
                   sizeof(Example) == 64 && sizeof(Symptom) == 64 && sizeof(Reference) == 64,
               "a rule struct changed: list its new field in fields() in rule_bundle.cpp");
 #endif
@@ -23,7 +23,7 @@ static_assert(sizeof(Rule) == 824 && sizeof(Signal) == 128 && sizeof(Condition) 
 // Every field of a rule, in bundle order. `R` is Rule or const Rule (and the same for the parts).
 template <class A, class S>
 void fields(A& a, S& s) requires std::is_same_v<std::remove_const_t<S>, Signal> {
-  a(s.name), a(s.line), a(s.pattern), a(s.metric), a(s.test), a(s.minCount);
+  a(s.name), a(s.line), a(s.pattern), a(s.metric), a(s.test), a(s.minCount), a(s.runWide);
 }
 template <class A, class C>
 void fields(A& a, C& c) requires std::is_same_v<std::remove_const_t<C>, Condition> {

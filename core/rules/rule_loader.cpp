@@ -165,7 +165,7 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
   if (node.IsScalar()) {  // shorthand: `name: 'regex'`
     s.pattern = node.as<std::string>();
   } else if (node.IsMap()) {
-    checkKeys(node, {"pattern", "metric", "test", "min_count"}, "signal '" + name + "'");
+    checkKeys(node, {"pattern", "metric", "test", "min_count", "scope"}, "signal '" + name + "'");
     if (node["pattern"]) s.pattern = scalar(node["pattern"], "pattern");
     if (node["min_count"]) {
       auto n = parseDouble(scalar(node["min_count"], "min_count"));
@@ -192,6 +192,15 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
     }
     if (s.pattern.empty() == s.metric.empty())
       throw LoadError{s.line, "signal '" + name + "' needs exactly one of 'pattern' or 'metric'"};
+    if (node["scope"]) {
+      std::string scope = scalar(node["scope"], "scope");
+      if (scope != "run" && scope != "rank")
+        throw LoadError{lineOf(node["scope"]), "unknown scope '" + scope + "' (expected run or rank)"};
+      // A metric is what one rank's training loop printed about itself.
+      if (scope == "run" && !s.metric.empty())
+        throw LoadError{lineOf(node["scope"]), "signal '" + name + "': a metric signal is a rank's own; 'scope: run' is for patterns"};
+      s.runWide = scope == "run";
+    }
   } else {
     throw LoadError{s.line, "signal '" + name + "' must be a regex string or a map"};
   }

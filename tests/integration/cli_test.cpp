@@ -81,10 +81,12 @@ TEST(Cli, ContrastsDoNotGetTheEpsVerdict) {
   }
 }
 
-// A 64-rank log (bench/gen_log.py, 1 MiB): rank 0's loss turns NaN in an fp16 run with AdamW's
-// default eps, rank 17 raises, the others time out. The initiating failure is named by its
-// cause: the epsilon rule leads and carries the label; the NaN symptom comes after it. A rank's
-// TIME is its failure line's own time, or none.
+// A 64-rank log (bench/gen_log.py, 1 MiB): rank 0 prints the run's configuration once (fp16
+// parameters, AdamW with eps 1e-08); thousands of lines later rank 17's loss turns NaN after a
+// steady gradient norm and it raises; the others time out. The configuration is a run-wide fact,
+// so rank 17's evaluation sees it: the epsilon rule fires for rank 17, leads, carries the
+// initiating label, and points at the lines rank 0 printed; the NaN symptom comes after it. A
+// rank's TIME is its failure line's own time, or none.
 TEST_F(ScratchProject, TheVerdictLeadsWithTheCauseNotTheSymptom) {
   fs::path log = dir_ / "run.log";
   ASSERT_EQ(bp::system(bp::search_path("python3"), (kSource / "bench/gen_log.py").string(), "1", bp::std_out > log.string()), 0);
@@ -92,21 +94,33 @@ TEST_F(ScratchProject, TheVerdictLeadsWithTheCauseNotTheSymptom) {
   ASSERT_EQ(r.code, 1) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_GE(j["findings"].size(), 2u);
-  EXPECT_EQ(j["findings"][0]["rule"], "adamw-eps-fp16-underflow");
-  EXPECT_EQ(j["findings"][0]["role"], "root");
+  const auto& cause = j["findings"][0];
+  EXPECT_EQ(cause["rule"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(cause["role"], "root");
+  EXPECT_EQ(cause["ranks"], nlohmann::json::array({17}));
   EXPECT_EQ(j["findings"][1]["rule"], "nan-loss");
   EXPECT_EQ(j["findings"][1]["role"], "symptom");
-  // Rank 0's NaN line prints no time: its TIME is none, not the time of an earlier line.
+  EXPECT_EQ(j["incident"]["initiating_rank"], 17);
+  // The evidence, in the rule's order: rank 17's NaN and steady gradient norm, then the eps and
+  // the dtype on rank 0's lines (where they were printed), then rank 17's exception.
+  std::vector<int> evidenceRanks;
+  for (const auto& e : cause["evidence"]) evidenceRanks.push_back(e["rank"].get<int>());
+  EXPECT_EQ(evidenceRanks, (std::vector<int>{17, 17, 0, 0, 17})) << cause["evidence"].dump(1);
+  EXPECT_TRUE(contains(cause["evidence"][2]["text"].get<std::string>(), "eps: 1e-08"));
+  EXPECT_TRUE(contains(cause["evidence"][3]["text"].get<std::string>(), "param dtype: torch.float16"));
+  // Rank 17's NaN line prints no time: its TIME is none, not the time of an earlier line.
   const auto& ranks = j["incident"]["ranks"];
-  ASSERT_GE(ranks.size(), 2u);
-  EXPECT_EQ(ranks[0]["rank"], 0);
-  EXPECT_EQ(ranks[0]["rule"], "nan-loss");
-  EXPECT_TRUE(ranks[0]["time"].is_null()) << ranks[0].dump();
-  EXPECT_EQ(ranks[1]["time"], "E1130 09:00:00.000000");  // a line with its own time keeps it
+  ASSERT_EQ(ranks.size(), 64u);
+  EXPECT_EQ(ranks[17]["rank"], 17);
+  EXPECT_EQ(ranks[17]["role"], "initiator");
+  EXPECT_EQ(ranks[17]["rule"], "nan-loss");
+  EXPECT_TRUE(ranks[17]["time"].is_null()) << ranks[17].dump();
+  EXPECT_EQ(ranks[0]["role"], "collateral");
+  EXPECT_EQ(ranks[0]["time"], "E1130 09:00:00.000000");  // a line with its own time keeps it
   Result text = denpex({"diagnose", log.string()});
-  size_t cause = text.out.find("[adamw-eps-fp16-underflow]"), symptom = text.out.find("[nan-loss]");
-  ASSERT_NE(cause, std::string::npos) << text.out;
-  EXPECT_LT(cause, symptom) << text.out;
+  size_t causeAt = text.out.find("[adamw-eps-fp16-underflow]"), symptomAt = text.out.find("[nan-loss]");
+  ASSERT_NE(causeAt, std::string::npos) << text.out;
+  EXPECT_LT(causeAt, symptomAt) << text.out;
 }
 
 TEST(Cli, ReadsStdinAndSeveralFiles) {

@@ -255,6 +255,52 @@ TEST_F(DiagnoserTest, NegatedSignalsDoNotMakeARanksFinding) {
     }
 }
 
+// Rank 0 prints the run's configuration; rank 2's loss turns NaN thousands of lines later. The
+// dtype and the optimizer are run-wide facts: rank 2's evaluation sees them, on rank 0's lines.
+TEST_F(DiagnoserTest, RunWideFactsPrintedByOneRankReachEveryRank) {
+  std::string log = "[rank0]:param dtype: torch.float16\n[rank0]:AdamW (lr=0.001, eps: 1e-08)\n";
+  for (int s = 1; s <= 5000; ++s)
+    for (int r : {0, 2}) log += "[rank" + std::to_string(r) + "]:step " + std::to_string(s) + " | loss 0.5 | grad_norm 0.12\n";
+  log += "[rank2]:step 5001 | loss nan | grad_norm nan\n";
+  log += "[rank1]:RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1\n";
+  auto d = run(log);
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& f = d.findings[0];
+  ASSERT_EQ(f.rule->id, "adamw-eps-fp16-underflow");
+  EXPECT_EQ(f.ranks, std::vector<int>{2}) << "rank 0 printed the facts but its loss stayed finite";
+  EXPECT_TRUE(d.initiating(0));
+  std::vector<std::pair<std::string, int>> where;
+  for (const auto& e : f.evidence) where.emplace_back(e.signal, e.rank);
+  EXPECT_EQ(where, (std::vector<std::pair<std::string, int>>{{"loss_nan", 2}, {"grad_stable", 2}, {"eps_tiny", 0}, {"fp16", 0}}));
+  EXPECT_EQ(f.evidence[2].line, 1u);
+  EXPECT_EQ(f.evidence[3].line, 0u);
+  EXPECT_EQ(f.captures.at("eps"), "1e-08");
+  ASSERT_TRUE(d.incident.initiatingRank);
+  EXPECT_EQ(*d.incident.initiatingRank, 2);
+}
+
+// A rank's own statement of a run-wide fact wins over another rank's; a fact that rules the
+// failure out (bf16) does so for every rank, wherever it was printed.
+TEST_F(DiagnoserTest, ARanksOwnFactComesFirstAndNegativeFactsCrossRanksToo) {
+  std::string tail = "[rank3]:step 1 | loss 0.5 | grad_norm 0.1\n[rank3]:step 2 | loss nan | grad_norm nan\n";
+  auto own = run("[rank0]:eps: 1e-09\n[rank0]:dtype: float16\n[rank3]:eps: 1e-08\n" + tail);
+  ASSERT_FALSE(own.findings.empty());
+  ASSERT_EQ(own.findings[0].rule->id, "adamw-eps-fp16-underflow");
+  EXPECT_EQ(own.findings[0].captures.at("eps"), "1e-08");
+  auto bf16 = run("[rank0]:eps: 1e-08\n[rank0]:dtype: float16\n[rank1]:mixed_precision: bf16\n" + tail);
+  for (const auto& f : bf16.findings) EXPECT_NE(f.rule->id, "adamw-eps-fp16-underflow");
+}
+
+// A signal of a rank about itself (the default scope) stays that rank's: rank 0's "loss is nan"
+// exception is no evidence for rank 3.
+TEST_F(DiagnoserTest, RankScopedSignalsStayWithTheirRank) {
+  auto d = run("[rank0]:dtype: float16\n[rank0]:eps: 1e-08\n[rank0]:FloatingPointError: loss is nan\n"
+               "[rank3]:step 1 | loss 0.5 | grad_norm 0.1\n[rank3]:step 2 | loss nan | grad_norm nan\n");
+  ASSERT_FALSE(d.findings.empty());
+  ASSERT_EQ(d.findings[0].rule->id, "adamw-eps-fp16-underflow");
+  for (const auto& e : d.findings[0].evidence) EXPECT_NE(e.signal, "raised") << "rank 0's exception is not rank 3's";
+}
+
 TEST(MaskMessage, MasksNumbersAddressesAndPaths) {
   EXPECT_EQ(maskMessage("Tried 20.00 MiB at 0x7f00ab on rank 3"), "Tried <N> MiB at <ADDR> on rank <N>");
   EXPECT_EQ(maskMessage("cannot open '/data/shard_01.bin'"), "cannot open '<PATH>'");

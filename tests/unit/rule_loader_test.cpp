@@ -65,6 +65,29 @@ TEST(RuleLoader, YamlSyntaxError) {
   EXPECT_NE(errors[0].message.find("YAML syntax"), std::string::npos);
 }
 
+TEST(RuleLoader, ASignalsScopeIsRunOrRankAndOnlyPatternsAreRunWide) {
+  std::string text = kGood;
+  text.replace(text.find("  quiet: 'quiet'"), 16, "  quiet:\n    pattern: 'quiet'\n    scope: run");
+  std::vector<RuleError> errors;
+  auto rule = parseRule({"r.yaml", text}, errors);
+  ASSERT_TRUE(rule.ok()) << (errors.empty() ? "" : errors[0].format());
+  EXPECT_FALSE(rule->signals[0].runWide);
+  EXPECT_TRUE(rule->signals[1].runWide);
+
+  std::string bad = text;
+  bad.replace(bad.find("scope: run"), 10, "scope: node");
+  auto e1 = errorsOf(bad);
+  ASSERT_EQ(e1.size(), 1u);
+  EXPECT_EQ(e1[0].line, 9);
+  EXPECT_NE(e1[0].message.find("unknown scope 'node' (expected run or rank)"), std::string::npos) << e1[0].message;
+
+  std::string metric = text;
+  metric.replace(metric.find("pattern: 'quiet'"), 16, "metric: loss");
+  auto e2 = errorsOf(metric);
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_NE(e2[0].message.find("a metric signal is a rank's own"), std::string::npos) << e2[0].message;
+}
+
 TEST(RuleLoader, ConditionWithUnknownSignal) {
   std::string text = kGood;
   text.replace(text.find("boom and not quiet"), 18, "boom and missing");
