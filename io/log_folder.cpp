@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <tuple>
 
 #include "io/files.h"
 
@@ -60,7 +61,19 @@ std::vector<LogInput> logsInFolder(const fs::path& dir) {
     if (in.rank < 0) in.rank = rankFromName(p.stem().string());
     out.push_back(std::move(in));
   }
-  std::sort(out.begin(), out.end(), [](const LogInput& a, const LogInput& b) { return a.path < b.path; });
+  // Folder by folder; in a folder, the order a process writes its files in: its output (where
+  // a training loop prints its metrics), then its errors, then the error file written as it
+  // died (torchrun's stdout.log, stderr.log, error.json). Other names sort by name.
+  auto order = [](const fs::path& p) {
+    std::string name = p.filename().string();
+    if (name == "error.json") return 2;
+    if (p.stem() == "stdout") return 0;
+    return 1;
+  };
+  std::sort(out.begin(), out.end(), [&](const LogInput& a, const LogInput& b) {
+    return std::make_tuple(a.path.parent_path(), order(a.path), a.path.filename()) <
+           std::make_tuple(b.path.parent_path(), order(b.path), b.path.filename());
+  });
   return out;
 }
 

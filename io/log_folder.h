@@ -25,7 +25,8 @@ struct LogInput {
 
 // The logs in a folder of per-rank logs: torchrun's --log_dir layout
 // (<run>/attempt_N/<rank>/stdout.log, stderr.log, error.json), DeepSpeed's or a launcher's one
-// file per rank ("rank3.log", "worker-3.log", "node_3.out") or per host. Sorted by path. The
+// file per rank ("rank3.log", "worker-3.log", "node_3.out") or per host. Folder by folder, and
+// in a folder in the order a process writes them (stdout, other files by name, error.json). The
 // rank comes from the nearest all-digit folder, else from the file name.
 std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
 

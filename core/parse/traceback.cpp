@@ -213,8 +213,10 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
 }
 
 void TracebackTracker::flush(std::vector<Traceback>& done) {
+  // In the order they began, so that the first of two copies of one traceback (a rank's
+  // stderr.log, then torchrun's error.json) is the one that stands for it.
   while (!open_.empty()) {
-    Open& open = open_.back();
+    Open& open = open_.front();
     if (!open.tb.chain.empty() && open.tb.chain.back().type.empty() && open.tb.chain.size() > 1)
       open.tb.chain.pop_back();
     emit(open, done);

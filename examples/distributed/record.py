@@ -73,7 +73,12 @@ SCENARIOS = {
     "hang-tee": (STANDALONE + ["--tee", "3"], "hang", False),
     "raise-logdir": (C10D + ["--log_dir", LOG_DIR, "--redirects", "3"], "raise", True),
     "hang-logdir": (C10D + ["--log_dir", LOG_DIR, "--redirects", "3"], "hang", True),
+    # The seed failure (seed_worker.py): rank 0 prints the run's configuration, rank 2's loss
+    # turns NaN after hundreds of steps and it raises; the others lose their gloo connection.
+    "seed-tee": (STANDALONE + ["--tee", "3"], "nan", False),
+    "seed-logdir": (C10D + ["--log_dir", LOG_DIR, "--redirects", "3"], "nan", True),
 }
+UNFREEZE_STEP = 300  # seed_worker.py: the step at which rank 2's adapter starts training
 
 # what the failing rank's own failure looks like; must be in the launcher output
 # (or, with --redirects, in that rank's stderr.log)
@@ -81,7 +86,10 @@ FAILURE_TEXT = {
     "raise": "IndexError: index 1020 is out of bounds for dimension 0 with size 64",
     "kill": "Signal 9 (SIGKILL) received by PID",
     "hang": "Timed out waiting 20000ms",
+    "nan": f"FloatingPointError: loss is nan at step {UNFREEZE_STEP + 1}",
 }
+# what rank 0 prints once about the whole run (seed_worker.py)
+CONFIG_TEXT = ["param dtype: torch.float16", "    eps: 1e-08"]
 
 ROOT_CAUSE_RE = re.compile(r"^Root Cause \(first observed failure\):\n\[\d+\]:\n"
                            r"(?:  \w+\s*: .*\n)*?  rank\s*: (\d+) ", re.M)
@@ -154,10 +162,13 @@ def read_terminal(master, proc, timeout):
 
 
 def run_torchrun(launch, mode, use_record, tmp, log_dir):
+    if mode == "nan":
+        worker = ["seed_worker.py", "--fail-rank", str(FAIL_RANK), "--unfreeze-step", str(UNFREEZE_STEP)]
+    else:
+        worker = ["worker.py", "--fail-rank", str(FAIL_RANK), "--fail-step", str(FAIL_STEP), "--mode", mode]
     argv = [sys.executable, "torchrun_py311.py", *COMMON,
             *[str(log_dir) if a is LOG_DIR else a for a in launch],
-            "worker.py", "--fail-rank", str(FAIL_RANK), "--fail-step", str(FAIL_STEP),
-            "--mode", mode] + (["--record"] if use_record else [])
+            *worker] + (["--record"] if use_record else [])
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp), TERM="dumb")
     # torchrun sets OMP_NUM_THREADS=1 itself and says so; keep that banner in the log
     env.pop("OMP_NUM_THREADS", None)
@@ -192,8 +203,9 @@ def check(name, mode, use_record, launch, rc, log, files):
     problems = []
     if rc != 1:
         problems.append(f"torchrun exit {rc}, expected 1")
-    if "worker.py FAILED" not in log:
-        problems.append("no 'worker.py FAILED' summary")
+    script = "seed_worker.py" if mode == "nan" else "worker.py"
+    if f"{script} FAILED" not in log:
+        problems.append(f"no '{script} FAILED' summary")
     if root_cause_rank(log) is None:
         problems.append("no rank in the Root Cause block")
     tee = "--tee" in launch
@@ -209,7 +221,7 @@ def check(name, mode, use_record, launch, rc, log, files):
             for f in ("stdout.log", "stderr.log"):
                 if not any(p.endswith(f"attempt_0/{r}/{f}") for p in files):
                     problems.append(f"no attempt_0/{r}/{f}")
-        if mode == "raise" and FAILURE_TEXT[mode] not in rank_err:
+        if mode in ("raise", "nan") and FAILURE_TEXT[mode] not in rank_err:
             problems.append(f"rank {FAIL_RANK} stderr.log lacks {FAILURE_TEXT[mode]!r}")
         if "step 1 | loss" in log:
             problems.append("worker output on the console despite --redirects 3")
@@ -221,6 +233,11 @@ def check(name, mode, use_record, launch, rc, log, files):
             problems.append(f"missing {FAILURE_TEXT[mode]!r}")
         if "closing signal SIGTERM" not in log:
             problems.append("hung rank was not sent SIGTERM")
+    if mode == "nan":
+        rank0 = log + "".join(t for p, t in files.items() if "attempt_0/0/stdout.log" in p)
+        problems += [f"rank 0 did not print {t.strip()!r}" for t in CONFIG_TEXT if t not in rank0]
+        if f"step {UNFREEZE_STEP} | loss" not in log + "".join(files.values()):
+            problems.append(f"the run did not reach step {UNFREEZE_STEP}")
     if mode == "kill" and "exitcode  : -9" not in log:
         problems.append("no 'exitcode  : -9'")
     if use_record and redirected and "error.json" not in "".join(files):

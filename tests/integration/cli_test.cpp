@@ -567,10 +567,41 @@ TEST(Cli, RecordedDistributedRuns) {
       }
     }
   }
-  EXPECT_GE(scenarios, 10);
+  EXPECT_EQ(scenarios, 12);
   Result text = denpex({"diagnose", "tests/distributed/kill-tee/torchrun.log"});
   EXPECT_TRUE(contains(text.out, "Incident: rank 2 failed first")) << text.out;
   EXPECT_TRUE(contains(text.out, "error[host-oom-killed]")) << text.out;
+}
+
+// The seed failure recorded on 4 ranks (seed_worker.py): rank 0 printed the dtype and the
+// optimizer once, rank 2's loss turned NaN at step 301, ranks 0, 1 and 3 lost their connection.
+// In one stream (--tee) and in torchrun's per-rank files (--log_dir), the epsilon rule comes
+// first, for rank 2, with rank 0's configuration lines as evidence.
+TEST(Cli, TheRecordedMultiRankSeedFailureLeadsWithTheEpsilonRule) {
+  for (const char* input : {"tests/distributed/seed-tee/torchrun.log", "tests/distributed/seed-logdir/logs"}) {
+    SCOPED_TRACE(input);
+    Result r = denpex({"diagnose", "--format", "json", input});
+    ASSERT_EQ(r.code, 1) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const auto& f = j["findings"][0];
+    EXPECT_EQ(f["rule"], "adamw-eps-fp16-underflow");
+    EXPECT_EQ(f["role"], "root");
+    EXPECT_EQ(f["initiating"], true);
+    EXPECT_EQ(f["ranks"], nlohmann::json::array({2}));
+    EXPECT_EQ(f["step"], 301);
+    EXPECT_EQ(j["findings"][1]["rule"], "nan-loss");
+    EXPECT_EQ(j["incident"]["initiating_rank"], 2);
+    // (In the one stream, rank 2's NaN step line comes after its traceback, torchrun copying
+    // each rank's stdout and stderr apart: "loss is nan" in the exception is the first NaN, and
+    // that line is shown once.)
+    std::map<std::string, int> rankOf;
+    for (const auto& e : f["evidence"]) rankOf[e["signal"]] = e["rank"];
+    std::map<std::string, int> expected{{"loss_nan", 2}, {"grad_stable", 2}, {"eps_tiny", 0}, {"fp16", 0}};
+    if (rankOf.count("raised")) expected["raised"] = 2;
+    EXPECT_EQ(rankOf, expected) << f["evidence"].dump(1);
+    EXPECT_EQ(f["user_frame"]["file"], "/home/user/project/examples/distributed/seed_worker.py");
+    EXPECT_EQ(f["user_frame"]["line"], 107);
+  }
 }
 
 class UserRules : public ScratchProject {};

@@ -282,6 +282,37 @@ TEST_F(Workspace, DistributedLogNamesTheInitiatingRankAndLinksTheCollateral) {
   EXPECT_NE(md.find("| 0 | localhost | collateral |"), std::string::npos) << md;
 }
 
+// The seed failure recorded on 4 ranks (tests/distributed/seed-tee): rank 0 printed the dtype and
+// the optimizer, rank 2's loss turned NaN at step 301. In the editor the epsilon finding comes
+// first, names rank 2, and its quick fix edits the AdamW call of the script the traceback names.
+TEST_F(Workspace, TheRecordedMultiRankSeedFailureGetsTheEpsFixInTheEditor) {
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});
+  fs::create_directories(dir_ / "examples/distributed");
+  fs::copy_file(kSource / "examples/distributed/seed_worker.py", dir_ / "examples/distributed/seed_worker.py");
+  fs::copy_file(kSource / "tests/distributed/seed-tee/torchrun.log", dir_ / "torchrun.log");
+  openLog(c, dir_ / "torchrun.log");
+  json diags = diagnosticsFor(c, dir_ / "torchrun.log")["diagnostics"];
+  ASSERT_GE(diags.size(), 2u);
+  const json& d = diags[0];
+  EXPECT_EQ(d["code"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(d["severity"], 1);
+  EXPECT_NE(d["message"].get<std::string>().find("[rank 2 failed first]"), std::string::npos) << d["message"];
+  EXPECT_EQ(diags[1]["code"], "nan-loss");
+  json hover = c.call("textDocument/hover", {{"textDocument", {{"uri", uriOf(dir_ / "torchrun.log")}}}, {"position", d["range"]["start"]}});
+  std::string md = hover["result"]["contents"]["value"];
+  EXPECT_LT(md.find("AdamW epsilon underflow in FP16"), md.find("Training loss became NaN")) << md;
+  EXPECT_NE(md.find("**Rank 2 failed first**"), std::string::npos) << md;
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "torchrun.log")}}},
+                                                    {"range", d["range"]},
+                                                    {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  const json& change = actions[0]["edit"]["documentChanges"][0];
+  EXPECT_EQ(change["textDocument"]["uri"], uriOf(dir_ / "examples/distributed/seed_worker.py"));
+  std::string fixed = applyLspEdits(readAll(dir_ / "examples/distributed/seed_worker.py"), change["edits"]);
+  EXPECT_NE(fixed.find("optimizer = torch.optim.AdamW(params, lr=1e-2, eps=1e-5)\n"), std::string::npos) << fixed;
+}
+
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
   InProcessClient c;
   json init = c.initialize(uriOf(dir_));
