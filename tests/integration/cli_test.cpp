@@ -601,6 +601,12 @@ TEST(Cli, TheRecordedMultiRankSeedFailureLeadsWithTheEpsilonRule) {
     EXPECT_EQ(rankOf, expected) << f["evidence"].dump(1);
     EXPECT_EQ(f["user_frame"]["file"], "/home/user/project/examples/distributed/seed_worker.py");
     EXPECT_EQ(f["user_frame"]["line"], 107);
+    // SARIF lists the results in the same order.
+    auto sarif = nlohmann::json::parse(denpex({"diagnose", "--format", "sarif", input}).out);
+    const auto& results = sarif["runs"][0]["results"];
+    ASSERT_GE(results.size(), 2u);
+    EXPECT_EQ(results[0]["ruleId"], "adamw-eps-fp16-underflow");
+    EXPECT_EQ(results[1]["ruleId"], "nan-loss");
   }
 }
 

@@ -255,13 +255,15 @@ TEST_F(DiagnoserTest, NegatedSignalsDoNotMakeARanksFinding) {
     }
 }
 
-// Rank 0 prints the run's configuration; rank 2's loss turns NaN thousands of lines later. The
-// dtype and the optimizer are run-wide facts: rank 2's evaluation sees them, on rank 0's lines.
+// Rank 0 prints the run's configuration; rank 2's loss turns NaN 100,000 lines later. The dtype
+// and the optimizer are run-wide facts: rank 2's evaluation sees them, on rank 0's lines, however
+// long ago they were printed, and the fingerprint's window is the steps just before the NaN.
 TEST_F(DiagnoserTest, RunWideFactsPrintedByOneRankReachEveryRank) {
   std::string log = "[rank0]:param dtype: torch.float16\n[rank0]:AdamW (lr=0.001, eps: 1e-08)\n";
-  for (int s = 1; s <= 5000; ++s)
-    for (int r : {0, 2}) log += "[rank" + std::to_string(r) + "]:step " + std::to_string(s) + " | loss 0.5 | grad_norm 0.12\n";
-  log += "[rank2]:step 5001 | loss nan | grad_norm nan\n";
+  for (int s = 1; s <= 50000; ++s)
+    for (int r : {0, 2})
+      log += "[rank" + std::to_string(r) + "]:step " + std::to_string(s) + " | loss 0.5 | grad_norm 0.1" + std::to_string(s % 7) + "\n";
+  log += "[rank2]:step 50001 | loss nan | grad_norm nan\n";
   log += "[rank1]:RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1\n";
   auto d = run(log);
   ASSERT_FALSE(d.findings.empty());
@@ -275,6 +277,9 @@ TEST_F(DiagnoserTest, RunWideFactsPrintedByOneRankReachEveryRank) {
   EXPECT_EQ(f.evidence[2].line, 1u);
   EXPECT_EQ(f.evidence[3].line, 0u);
   EXPECT_EQ(f.captures.at("eps"), "1e-08");
+  EXPECT_EQ(f.evidence[0].line, 100002u);
+  ASSERT_EQ(f.observed.size(), 2u);
+  EXPECT_NE(f.observed[1].find("over steps 49969-50000"), std::string::npos) << f.observed[1];
   ASSERT_TRUE(d.incident.initiatingRank);
   EXPECT_EQ(*d.incident.initiatingRank, 2);
 }
