@@ -264,7 +264,7 @@ int test(const std::optional<std::string>& dir, const std::vector<std::string>& 
       for (auto& f : checkFixes(rule, where / "fix", t.load.rules, matcher, snapshots == Snapshots::kUpdate))
         failures.push_back(std::move(f));
     }
-    if (!rule.fallback && (rule.matchExamples.empty() || rule.noMatchExamples.empty()))
+    if (rule.matchExamples.empty() || rule.noMatchExamples.empty())
       failures.push_back("  has no examples that must " + std::string(rule.matchExamples.empty() ? "match" : "not match"));
     std::cout << (failures.empty() ? "ok    " : "FAIL  ") << id << " (" << rule.matchExamples.size() << " match, "
               << rule.noMatchExamples.size() << " no_match)\n";

@@ -15,12 +15,11 @@ std::vector<RuleError> lintRule(const Rule& rule) {
   need(!rule.fix.empty(), "missing 'fix'");
   need(!rule.confirm.empty(), "missing 'confirm' checklist");
   need(!rule.verify.empty(), "missing 'verify'");
-  if (!rule.fallback) {
-    need(rule.matchExamples.size() >= 2, "needs at least 2 examples that must match (has " +
-                                             std::to_string(rule.matchExamples.size()) + ")");
-    need(rule.noMatchExamples.size() >= 2, "needs at least 2 examples that must not match (has " +
-                                               std::to_string(rule.noMatchExamples.size()) + ")");
-  }
+  // The fallback rule too: its examples are exceptions no other rule explains, and ones they do.
+  need(rule.matchExamples.size() >= 2, "needs at least 2 examples that must match (has " +
+                                           std::to_string(rule.matchExamples.size()) + ")");
+  need(rule.noMatchExamples.size() >= 2, "needs at least 2 examples that must not match (has " +
+                                             std::to_string(rule.noMatchExamples.size()) + ")");
   return out;
 }
 

@@ -5,8 +5,8 @@
     /usr/bin/python3 examples/distributed/record.py --check    # run and check, write nothing
 
 Use an interpreter that has torch 1.13 (on Debian, the system python3). Each
-scenario launches 4 CPU ranks of worker.py with torchrun (through
-torchrun_py311.py, see there why) in this directory; rank 2 fails at step 3.
+scenario launches 4 CPU ranks (6 in one) of worker.py or seed_worker.py with torchrun (through
+torchrun_py311.py, see there why) in this directory; rank 2 fails (rank 0 or 3 in two scenarios).
 The whole launcher output, stdout and stderr together in the order written, is
 saved as tests/distributed/<scenario>/torchrun.log. With --log_dir, the files
 torchrun writes per rank are copied to tests/distributed/<scenario>/logs/ in
@@ -47,11 +47,9 @@ NEUTRAL_PYTHON = "/home/user/project/.venv/bin/python3"
 NEUTRAL_LOG_DIR = "/home/user/project/logs"  # --log_dir; its files go to <scenario>/logs/
 NEUTRAL_HOST = "node0"
 
-WORLD_SIZE = 4
+WORLD_SIZE = 4  # unless a scenario says otherwise
 FAIL_RANK = 2
 FAIL_STEP = 3
-
-COMMON = ["--nproc_per_node", str(WORLD_SIZE)]
 STANDALONE = ["--standalone"]
 # --standalone picks a random run id; a fixed one makes the --log_dir folder
 # start with "denpex_" (torchrun appends a random suffix anyway)
@@ -77,13 +75,17 @@ SCENARIOS = {
     # turns NaN after hundreds of steps and it raises; the others lose their gloo connection.
     "seed-tee": (STANDALONE + ["--tee", "3"], "nan", False),
     "seed-logdir": (C10D + ["--log_dir", LOG_DIR, "--redirects", "3"], "nan", True),
+    # Another rank and another world size. When rank 0 fails first, torchrun's "Root Cause"
+    # (the lowest rank among the first second's failures) is right, and nothing need be said.
+    "raise-rank0-tee": (STANDALONE + ["--tee", "3"], "raise", False, {"fail_rank": 0}),
+    "kill-rank3-w6-tee": (STANDALONE + ["--tee", "3"], "kill", False, {"fail_rank": 3, "world_size": 6}),
 }
 UNFREEZE_STEP = 300  # seed_worker.py: the step at which rank 2's adapter starts training
 
 # what the failing rank's own failure looks like; must be in the launcher output
 # (or, with --redirects, in that rank's stderr.log)
 FAILURE_TEXT = {
-    "raise": "IndexError: index 1020 is out of bounds for dimension 0 with size 64",
+    "raise": "is out of bounds for dimension 0 with size 64",  # IndexError: index 1020 (rank 2)
     "kill": "Signal 9 (SIGKILL) received by PID",
     "hang": "Timed out waiting 20000ms",
     "nan": f"FloatingPointError: loss is nan at step {UNFREEZE_STEP + 1}",
@@ -161,12 +163,12 @@ def read_terminal(master, proc, timeout):
     return b"".join(chunks).decode()
 
 
-def run_torchrun(launch, mode, use_record, tmp, log_dir):
+def run_torchrun(launch, mode, use_record, tmp, log_dir, world_size, fail_rank):
     if mode == "nan":
-        worker = ["seed_worker.py", "--fail-rank", str(FAIL_RANK), "--unfreeze-step", str(UNFREEZE_STEP)]
+        worker = ["seed_worker.py", "--fail-rank", str(fail_rank), "--unfreeze-step", str(UNFREEZE_STEP)]
     else:
-        worker = ["worker.py", "--fail-rank", str(FAIL_RANK), "--fail-step", str(FAIL_STEP), "--mode", mode]
-    argv = [sys.executable, "torchrun_py311.py", *COMMON,
+        worker = ["worker.py", "--fail-rank", str(fail_rank), "--fail-step", str(FAIL_STEP), "--mode", mode]
+    argv = [sys.executable, "torchrun_py311.py", "--nproc_per_node", str(world_size),
             *[str(log_dir) if a is LOG_DIR else a for a in launch],
             *worker] + (["--record"] if use_record else [])
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp), TERM="dumb")
@@ -199,7 +201,7 @@ def root_cause_rank(text):
     return int(m.group(1)) if m else None
 
 
-def check(name, mode, use_record, launch, rc, log, files):
+def check(name, mode, use_record, launch, rc, log, files, world_size, fail_rank):
     problems = []
     if rc != 1:
         problems.append(f"torchrun exit {rc}, expected 1")
@@ -209,20 +211,20 @@ def check(name, mode, use_record, launch, rc, log, files):
     if root_cause_rank(log) is None:
         problems.append("no rank in the Root Cause block")
     tee = "--tee" in launch
-    if tee and f"[default{FAIL_RANK}]:step 2 | loss" not in log:
-        problems.append(f"no [default{FAIL_RANK}]: prefixed step lines")
+    if tee and f"[default{fail_rank}]:step 2 | loss" not in log:
+        problems.append(f"no [default{fail_rank}]: prefixed step lines")
     if not tee and "[default" in log:
         problems.append("prefixed lines without --tee")
     redirected = "--redirects" in launch
     if redirected:
-        fail_dir = f"attempt_0/{FAIL_RANK}/"
+        fail_dir = f"attempt_0/{fail_rank}/"
         rank_err = "".join(t for p, t in files.items() if fail_dir in p and p.endswith("stderr.log"))
-        for r in range(WORLD_SIZE):
+        for r in range(world_size):
             for f in ("stdout.log", "stderr.log"):
                 if not any(p.endswith(f"attempt_0/{r}/{f}") for p in files):
                     problems.append(f"no attempt_0/{r}/{f}")
         if mode in ("raise", "nan") and FAILURE_TEXT[mode] not in rank_err:
-            problems.append(f"rank {FAIL_RANK} stderr.log lacks {FAILURE_TEXT[mode]!r}")
+            problems.append(f"rank {fail_rank} stderr.log lacks {FAILURE_TEXT[mode]!r}")
         if "step 1 | loss" in log:
             problems.append("worker output on the console despite --redirects 3")
     if mode != "hang" and not redirected and FAILURE_TEXT[mode] not in log:
@@ -258,12 +260,15 @@ def main():
     all_ok = True
     total = time.monotonic()
     for name in opts.scenarios or SCENARIOS:
-        launch, mode, use_record = SCENARIOS[name]
+        launch, mode, use_record, *more = SCENARIOS[name]
+        options = more[0] if more else {}
+        world_size = options.get("world_size", WORLD_SIZE)
+        fail_rank = options.get("fail_rank", FAIL_RANK)
         with tempfile.TemporaryDirectory(prefix="denpex-record-") as tmp:
             tmp = Path(tmp)
             log_dir = tmp / "logs"
             fix = Neutraliser(site_dir, tmp, log_dir)
-            rc, raw, secs = run_torchrun(launch, mode, use_record, tmp, log_dir)
+            rc, raw, secs = run_torchrun(launch, mode, use_record, tmp, log_dir, world_size, fail_rank)
             log = fix(raw)
             files = {}  # path relative to the scenario folder -> neutralised text
             if log_dir.exists():
@@ -271,16 +276,16 @@ def main():
                     if p.is_file():
                         files[str(Path("logs") / p.relative_to(log_dir))] = fix(p.read_text())
 
-        problems = check(name, mode, use_record, launch, rc, log, files)
+        problems = check(name, mode, use_record, launch, rc, log, files, world_size, fail_rank)
         problems += [f"machine path {p!r} left in torchrun.log" for p in fix.leaks_in(log)]
         problems += [f"machine path {p!r} left in {rel}" for rel, t in files.items()
                      for p in fix.leaks_in(t)]
         expected = {
-            "initiating_rank": FAIL_RANK,
+            "initiating_rank": fail_rank,
             "failure": mode,
-            "world_size": WORLD_SIZE,
+            "world_size": world_size,
             "torchrun_root_cause_rank": root_cause_rank(log),
-            "collateral_ranks": [r for r in range(WORLD_SIZE) if r != FAIL_RANK],
+            "collateral_ranks": [r for r in range(world_size) if r != fail_rank],
         }
         print(f"{'ok ' if not problems else 'BAD'} {name}: {secs:.1f} s, exit {rc}, "
               f"{len(log.splitlines())} lines, {len(files)} rank files, "

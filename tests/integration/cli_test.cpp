@@ -202,6 +202,25 @@ TEST_F(ScratchProject, ApplyWritesCompilablePythonAndIsIdempotent) {
   EXPECT_EQ(readAll(dir_ / "train.py"), edited);
 }
 
+// The shipped DDP rule's fix on the script it was recorded from (tests/rules/ddp-unused-parameters/
+// fix/recorded-script: fail.py under torch.multiprocessing.spawn, gloo, a head forward never
+// reaches): --apply writes find_unused_parameters=True into its DDP(...) call, the result is the
+// reviewed .fixed file and compiles, and a second run leaves it alone.
+TEST_F(ScratchProject, TheShippedDdpRuleFixesTheRecordedScript) {
+  fs::path recorded = kSource / "tests/rules/ddp-unused-parameters/fix/recorded-script";
+  for (const char* f : {"fail.py", "run.log"}) fs::copy_file(recorded / f, dir_ / f);
+  Result r = denpex({"diagnose", "--apply", "--source", "fail.py", "run.log"}, dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "error[ddp-unused-parameters]")) << r.out;
+  EXPECT_TRUE(contains(r.err, "applied 1 edit to fail.py")) << r.err;
+  EXPECT_EQ(readAll(dir_ / "fail.py"), readAll(recorded / "fail.py.fixed"));
+  EXPECT_TRUE(contains(readAll(dir_ / "fail.py"), "    model = DDP(Net(), find_unused_parameters=True)\n"));
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "fail.py").string()), 0);
+  Result again = denpex({"diagnose", "--apply", "--source", "fail.py", "run.log"}, dir_);
+  EXPECT_FALSE(contains(again.err, "applied")) << again.err;
+  EXPECT_EQ(readAll(dir_ / "fail.py"), readAll(recorded / "fail.py.fixed"));
+}
+
 // A log that names none of the user's files gets no edit, wherever look-alike calls are; the
 // user names the files to fix with --source FILE.
 TEST_F(ScratchProject, WithoutATracebackOnlyTheFilesTheUserNamesAreFixed) {
@@ -533,7 +552,7 @@ TEST_F(ScratchProject, FoldersOfPerRankLogs) {
 // The recorded torchrun runs (tests/distributed/*, made by examples/distributed/record.py):
 // the initiating rank and every rank's role must match what the scripts did.
 TEST(Cli, RecordedDistributedRuns) {
-  int scenarios = 0;
+  int scenarios = 0, torchrunRight = 0;
   for (const auto& entry : fs::directory_iterator(kSource / "tests/distributed")) {
     if (!fs::exists(entry.path() / "expected.json")) continue;
     ++scenarios;
@@ -561,13 +580,19 @@ TEST(Cli, RecordedDistributedRuns) {
     EXPECT_EQ(inc["ranks"].size(), expected["world_size"].get<size_t>());
     if (input.filename() == "torchrun.log") {
       EXPECT_EQ(inc["launcher_root_cause_rank"], expected["torchrun_root_cause_rank"]);
-      // torchrun named a collateral rank: denpex says so.
       if (expected["torchrun_root_cause_rank"] != expected["initiating_rank"]) {
-        EXPECT_NE(inc["launcher_note"].get<std::string>().find("followed from rank 2"), std::string::npos) << inc.dump(2);
+        // torchrun named a collateral rank: denpex says so.
+        std::string from = "followed from rank " + std::to_string(expected["initiating_rank"].get<int>());
+        EXPECT_NE(inc["launcher_note"].get<std::string>().find(from), std::string::npos) << inc.dump(2);
+      } else {
+        // torchrun was right: nothing to correct.
+        EXPECT_TRUE(inc["launcher_note"].is_null()) << inc.dump(2);
+        ++torchrunRight;
       }
     }
   }
-  EXPECT_EQ(scenarios, 12);
+  EXPECT_EQ(scenarios, 14);
+  EXPECT_GE(torchrunRight, 1) << "a recording where torchrun names the right rank (raise-rank0-tee)";
   Result text = denpex({"diagnose", "tests/distributed/kill-tee/torchrun.log"});
   EXPECT_TRUE(contains(text.out, "Incident: rank 2 failed first")) << text.out;
   EXPECT_TRUE(contains(text.out, "error[host-oom-killed]")) << text.out;

@@ -212,5 +212,23 @@ def main():
     print("finished without error", flush=True)
 
 
+# Defined after main() so that the lines of the cases above, and of main(), stay those of the
+# logs recorded before it.
+def collate_missing_key():
+    # No rule knows this one: the dataset's samples call the field "input_id", the collate
+    # function asks for "input_ids".
+    samples = [{"input_id": torch.arange(3 + i % 5)} for i in range(16)]
+
+    def collate(batch):
+        return nn.utils.rnn.pad_sequence([s["input_ids"] for s in batch], batch_first=True)
+
+    loader = torch.utils.data.DataLoader(samples, batch_size=4, collate_fn=collate)
+    for step, batch in enumerate(loader, 1):
+        print(f"step {step} | batch {tuple(batch.shape)}", flush=True)
+
+
+CASES["unrecognized-exception"] = collate_missing_key
+
+
 if __name__ == "__main__":
     main()

@@ -64,6 +64,8 @@ CASES = {
                            "(errno: 98 - Address already in use)"),
     "dataloader-worker-killed": ("worker-sigkill",
                                  "is killed by signal: Killed."),
+    # A failure no rule knows: the fallback rule's own recorded example.
+    "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
 
 # Cases whose real log does not (yet) come out as their rule first in `denpex diagnose`: they are
