@@ -183,6 +183,28 @@ int lint(const std::optional<std::string>& dir, const std::vector<std::string>& 
     for (const auto& rel : rule.related)
       if (!t.load.rules.find(rel)) problems.push_back({rule.file, 0, "rule '" + id + "': related rule '" + rel + "' does not exist"});
   }
+  // A folder of examples that names no rule, or a misspelt part of one, would be skipped in
+  // silence: its examples never run.
+  std::set<std::string> ids(t.ids.begin(), t.ids.end());
+  std::error_code ec;
+  for (const auto& ed : exampleDirs) {
+    for (const auto& e : fs::directory_iterator(ed, ec)) {
+      std::string name = e.path().filename().string();
+      if (!e.is_directory()) continue;
+      if (!ids.count(name)) {
+        problems.push_back({e.path().string(), 0, "folder '" + name + "' matches no rule id: its examples are never run"});
+        continue;
+      }
+      for (const auto& part : fs::directory_iterator(e.path(), ec)) {
+        std::string partName = part.path().filename().string();
+        bool known = part.is_directory() ? (partName == "match" || partName == "no_match" || partName == "fix")
+                                         : partName == "snapshot.txt";
+        if (!known)
+          problems.push_back({part.path().string(), 0,
+                              "'" + partName + "' is not part of a rule's examples (match/, no_match/, fix/, snapshot.txt): it is never read"});
+      }
+    }
+  }
   for (const auto& p : problems) std::cout << p.format() << "\n";
   // Slow patterns are warnings: a timing, not a fault of the file.
   size_t warnings = 0;

@@ -637,6 +637,24 @@ TEST(Cli, TheRecordedMultiRankSeedFailureLeadsWithTheEpsilonRule) {
 
 class UserRules : public ScratchProject {};
 
+// An examples folder named after no rule (a typo, a renamed rule) would never run: lint says so.
+TEST_F(UserRules, LintFlagsExampleFoldersThatNameNoRule) {
+  writeAll(dir_ / "rules/good-rule.yaml",
+           "id: good-rule\ntitle: Good\ncategory: test\nsummary: s\nroot_cause: r\nfix: f\nverify: v\nconfirm: [c]\n"
+           "signals:\n  s: 'disk quota exceeded'\ncondition: s\n"
+           "examples:\n  match: ['OSError: disk quota exceeded', 'x disk quota exceeded']\n"
+           "  no_match: ['disk ok', 'quota ok']\n");
+  writeAll(dir_ / "examples/good-rule/match/a.log", "OSError: disk quota exceeded\n");
+  Result clean = denpex({"rules", "lint", "rules", "--examples", "examples"}, dir_);
+  EXPECT_EQ(clean.code, 0) << clean.out;
+  writeAll(dir_ / "examples/good-rul/match/a.log", "OSError: disk quota exceeded\n");
+  writeAll(dir_ / "examples/good-rule/matches/b.log", "OSError: disk quota exceeded\n");
+  Result lint = denpex({"rules", "lint", "rules", "--examples", "examples"}, dir_);
+  EXPECT_EQ(lint.code, 1) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "examples/good-rul: folder 'good-rul' matches no rule id")) << lint.out;
+  EXPECT_TRUE(contains(lint.out, "examples/good-rule/matches: 'matches' is not part of a rule's examples")) << lint.out;
+}
+
 TEST_F(UserRules, LintReportsEachBadFileWithItsLineAndKeepsTheRest) {
   writeAll(dir_ / "rules/good-rule.yaml",
            "id: good-rule\ntitle: Good\ncategory: test\nsummary: s\nroot_cause: r\nfix: f\nverify: v\nconfirm: [c]\n"
