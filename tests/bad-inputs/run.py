@@ -202,6 +202,9 @@ def main():
             print("       " + p)
         failed += bool(problems)
     print("%d cases, %d failed" % (count, failed))
+    if count == 0:
+        print("no case ran: is the case list, or the name asked for, right?")
+        return 1
     return 1 if failed else 0
 
 

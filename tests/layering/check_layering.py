@@ -84,6 +84,9 @@ def main():
     for p in problems:
         print(p)
     print(f"layering: {files} files checked, {len(problems)} problems")
+    if files == 0:
+        print("layering: no source file found: is the repository root right?")
+        return 1
     return 1 if problems else 0
 
 

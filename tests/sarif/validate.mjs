@@ -36,12 +36,15 @@ let findings = 0;
 for (const log of logs.sort()) {
   const name = relative(root, log);
   let out;
+  let status = 0;
   try {
     out = execFileSync(denpex, ['diagnose', '--format', 'sarif', name], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
   } catch (e) {
     out = e.stdout;  // exit status 1: findings
+    status = e.status;
   }
   const problems = [];
+  if (status !== 0 && status !== 1) problems.push(`exit status ${status}`);
   let sarif;
   try {
     sarif = JSON.parse(out);
@@ -49,6 +52,11 @@ for (const log of logs.sort()) {
     problems.push(`not JSON: ${e.message}`);
   }
   if (sarif && !validate(sarif)) problems.push(...validate.errors.slice(0, 5).map((e) => `${e.instancePath} ${e.message}`));
+  if (sarif && sarif.runs?.length !== 1) problems.push(`${sarif.runs?.length ?? 0} runs, not 1`);
+  // As many results as the exit status says: some when it is 1, none when it is 0.
+  const results = (sarif?.runs ?? []).reduce((n, run) => n + (run.results?.length ?? 0), 0);
+  if (status === 1 && results === 0) problems.push('exit status 1 but no results');
+  if (status === 0 && results !== 0) problems.push(`exit status 0 but ${results} results`);
   for (const run of sarif?.runs ?? []) {
     if (run.columnKind !== 'utf16CodeUnits') problems.push('columnKind is not utf16CodeUnits');
     for (const result of run.results ?? []) {

@@ -46,8 +46,9 @@ TEST_F(DiagnoserTest, Fp16NanAtStepTwoIsEpsUnderflow) {
 
 TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
   auto d = run(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n");
-  ASSERT_GE(d.findings.size(), 1u);
-  EXPECT_EQ(d.findings.front().rule->id, "adamw-eps-fp16-underflow");
+  ASSERT_EQ(d.findings.size(), 2u);
+  EXPECT_EQ(d.findings[0].rule->id, "adamw-eps-fp16-underflow");
+  EXPECT_EQ(d.findings[1].rule->id, "nan-loss");
   bool sawSymptom = false;
   for (size_t i = 0; i < d.findings.size(); ++i) {
     if (d.role(i) == Role::kSymptom) sawSymptom = true;
@@ -170,6 +171,7 @@ TEST_F(DiagnoserTest, NcclSequenceNumbersNameTheRankThatNeverJoined) {
   ASSERT_TRUE(d.incident.initiatingRank);
   EXPECT_EQ(*d.incident.initiatingRank, 2) << d.incident.initiatingReason;
   EXPECT_NE(d.incident.initiatingReason.find("last enqueued NCCL work (41)"), std::string::npos);
+  ASSERT_EQ(d.incident.ranks.size(), 4u);
   for (const auto& rr : d.incident.ranks) {
     if (rr.rank == 2) continue;
     EXPECT_EQ(rr.role, "collateral") << rr.rank;
@@ -249,10 +251,11 @@ TEST_F(DiagnoserTest, AnUnprefixedLogStillNamesTheKilledRank) {
 TEST_F(DiagnoserTest, NegatedSignalsDoNotMakeARanksFinding) {
   auto d = run("[rank0]: RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1\n"
                "  exitcode  : -9 (pid: 8787)\n");
-  for (const auto& f : d.findings)
-    if (f.rule->id == "host-oom-killed") {
-      EXPECT_TRUE(f.ranks.empty()) << "rank 0 only printed an exception";
-    }
+  ASSERT_EQ(d.findings.size(), 2u);
+  EXPECT_EQ(d.findings[0].rule->id, "host-oom-killed");
+  EXPECT_TRUE(d.findings[0].ranks.empty()) << "rank 0 only printed an exception";
+  EXPECT_EQ(d.findings[1].rule->id, "gloo-connection-closed");
+  EXPECT_EQ(d.findings[1].ranks, std::vector<int>{0});
 }
 
 // Rank 0 prints the run's configuration; rank 2's loss turns NaN 100,000 lines later. The dtype
@@ -293,17 +296,23 @@ TEST_F(DiagnoserTest, ARanksOwnFactComesFirstAndNegativeFactsCrossRanksToo) {
   ASSERT_EQ(own.findings[0].rule->id, "adamw-eps-fp16-underflow");
   EXPECT_EQ(own.findings[0].captures.at("eps"), "1e-08");
   auto bf16 = run("[rank0]:eps: 1e-08\n[rank0]:dtype: float16\n[rank1]:mixed_precision: bf16\n" + tail);
-  for (const auto& f : bf16.findings) EXPECT_NE(f.rule->id, "adamw-eps-fp16-underflow");
+  ASSERT_EQ(bf16.findings.size(), 1u);
+  EXPECT_EQ(bf16.findings[0].rule->id, "nan-loss") << "bf16 on rank 1's line rules the eps underflow out for rank 3";
 }
 
-// A signal of a rank about itself (the default scope) stays that rank's: rank 0's "loss is nan"
-// exception is no evidence for rank 3.
+// A signal of a rank about itself (the default scope) stays that rank's: rank 0's exception about
+// an inf (the rule's `raised`) is no evidence for rank 3, while rank 0's dtype and eps are.
 TEST_F(DiagnoserTest, RankScopedSignalsStayWithTheirRank) {
-  auto d = run("[rank0]:dtype: float16\n[rank0]:eps: 1e-08\n[rank0]:FloatingPointError: loss is nan\n"
+  auto d = run("[rank0]:dtype: float16\n[rank0]:eps: 1e-08\n[rank0]:ValueError: found inf in the gradients of layer 3\n"
                "[rank3]:step 1 | loss 0.5 | grad_norm 0.1\n[rank3]:step 2 | loss nan | grad_norm nan\n");
-  ASSERT_FALSE(d.findings.empty());
-  ASSERT_EQ(d.findings[0].rule->id, "adamw-eps-fp16-underflow");
-  for (const auto& e : d.findings[0].evidence) EXPECT_NE(e.signal, "raised") << "rank 0's exception is not rank 3's";
+  ASSERT_EQ(d.findings.size(), 3u);
+  EXPECT_EQ(d.findings[0].rule->id, "unrecognized-exception");  // rank 0's own exception
+  const Finding& f = d.findings[1];
+  ASSERT_EQ(f.rule->id, "adamw-eps-fp16-underflow");
+  EXPECT_EQ(f.ranks, std::vector<int>{3});
+  std::vector<std::pair<std::string, int>> where;
+  for (const auto& e : f.evidence) where.emplace_back(e.signal, e.rank);
+  EXPECT_EQ(where, (std::vector<std::pair<std::string, int>>{{"loss_nan", 3}, {"grad_stable", 3}, {"eps_tiny", 0}, {"fp16", 0}}));
 }
 
 TEST(MaskMessage, MasksNumbersAddressesAndPaths) {

@@ -54,7 +54,7 @@ end)
 step('choose the quick fix and apply it to train.py', function()
   -- What vim.lsp.buf.code_action() sends: the line's diagnostics converted back to LSP.
   local line_diags = vim.lsp.diagnostic.get_line_diagnostics(buf, diag.lnum, {}, client_id)
-  assert(#line_diags >= 1, 'line diagnostics: ' .. #line_diags)
+  assert(#line_diags == 2, 'line diagnostics (the cause and its NaN symptom, both on line 17): ' .. #line_diags)
   local params = {
     textDocument = { uri = vim.uri_from_bufnr(buf) },
     range = { start = { line = diag.lnum, character = 0 }, ['end'] = { line = diag.lnum, character = 0 } },
@@ -62,7 +62,7 @@ step('choose the quick fix and apply it to train.py', function()
   }
   local results = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', params, 10000)
   local actions = results and results[client_id] and results[client_id].result
-  assert(actions and #actions >= 1, 'no code action')
+  assert(actions and #actions == 1, 'code actions: ' .. (actions and #actions or 0))
   local action = actions[1]
   assert(action.title == 'Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)', 'title: ' .. action.title)
   assert(action.edit, 'action without an edit')
