@@ -49,6 +49,8 @@ await vscode.run(async () => {
     await page.keyboard.press('Control+A');
     await command('Denpex: Diagnose Selection');
     await vscode.problemsShowing('AdamW epsilon underflow in FP16');
+    // The rule's id (the problem's code), on the document the selection came from.
+    await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
     await shot('1-problems');
   });
 
@@ -99,7 +101,7 @@ await vscode.run(async () => {
     await command('Terminal: Select All');
     await command('Denpex: Diagnose Terminal Selection');
     await page.locator('.tab', { hasText: 'terminal selection' }).first().waitFor({ timeout: 20000 });
-    await vscode.problemsShowing('AdamW epsilon underflow in FP16', 30000, 'terminal selection 1.log');
+    await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
     // A read-only document: typing does not change it, and nothing asks to save it.
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.type('typed');
@@ -121,10 +123,8 @@ await vscode.run(async () => {
     await page.locator('.tab', { hasText: 'last terminal command' }).first().waitFor({ timeout: 20000 });
     const text = (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
     if (!text.includes('$ python3 -c "print(1)" ; cat train.log ; false (exit code 1)')) throw new Error(`the opened document does not start with the command: ${text.slice(0, 200)}`);
-    // The diagnostic shows in the new document's editor (the Problems list is virtualised and
-    // may not render every entry).
-    await waitFor(async () => (await page.locator('.editor-group-container.active .squiggly-error').count()) > 0,
-      'an error squiggle in the command output document', 30000);
+    // The seed failure's rule, on that document.
+    await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
     await shot('5-last-command');
   });
 
@@ -132,6 +132,7 @@ await vscode.run(async () => {
     await openFile('train.log');
     await waitFor(async () => (await page.locator('.editor-group-container.active .squiggly-error').count()) > 0,
       'an error squiggle in train.log', 30000);
+    await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
     await shot('7-log-opened');
   });
 
@@ -143,6 +144,13 @@ await vscode.run(async () => {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gradient explosion' }).first().waitFor({ timeout: 15000 });
     await page.keyboard.press('Enter');
     await page.locator('.tab', { hasText: 'Preview' }).first().waitFor({ timeout: 20000 });
+    // The preview holds that rule's entry: its heading, its id and its sections.
+    const frame = await vscode.frameWith('h1:has-text("Gradient explosion")', 'the rule entry\'s heading in the preview', 30000);
+    const body = await frame.locator('body').innerText();
+    for (const part of ['gradient-explosion', 'Root cause', 'Fix']) {
+      if (!body.includes(part)) throw new Error(`the rule preview lacks "${part}": ${body.slice(0, 300)}`);
+    }
+    await shot('8-explain');
   });
 
   // Right-click in the Explorer, then a context menu entry.

@@ -199,6 +199,24 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
       }, `the Problems panel to show "${expected}"`, timeoutMs);
     },
 
+    // The active editor's first problem, as F8 shows it (message, source and code), once it
+    // names `code`: what the user sees on that document, whatever other documents hold. (The
+    // Problems panel's filter box matches file names loosely, so it cannot tell two apart.)
+    async problemInActiveEditor(code, timeoutMs = 30000) {
+      return waitFor(async () => {
+        await vscode.command('Go to Next Problem (Error, Warning, Info)');
+        const widget = page.locator('.marker-widget').first();
+        try {
+          await widget.waitFor({ state: 'visible', timeout: 3000 });
+        } catch {
+          return null;
+        }
+        const text = await widget.innerText();
+        await page.keyboard.press('Escape');
+        return text.includes(code) ? text : null;
+      }, `the active editor's problem to name ${code}`, timeoutMs, 1000);
+    },
+
     // Waits until the extension's language status item (shown for log documents, in the hover
     // of the status bar's language status) says its server is running: not starting, stopped or
     // failed, which each have their own icon. A log document must be active.
