@@ -11,6 +11,10 @@ lspSize=${2:-100}
 runs=${BENCH_RUNS:-3}
 denpex=build/denpex
 work=$(mktemp -d)
+# Rules other than the shipped ones are compiled once, then read from a cache
+# (io/prefilter_cache.h): the bench's own, so that its first run compiles and the user's
+# cache is left alone.
+export DENPEX_CACHE_DIR="$work/cache"
 trap 'rm -rf "$work"' EXIT
 
 python3 bench/gen_log.py "$size" > "$work/big.log"
@@ -97,7 +101,7 @@ echo "| denpex / cat | $(ratio "$t_dx" "$t_cat") | <= 4 |"
 echo "| denpex, one thread / all cores | $(ratio "$t_one" "$t_dx") | |"
 echo "| parallel and serial JSON | ${same} | identical |"
 echo "| log twice as long / once (linear: 2.0) | $(ratio "$t_dx" "$t_half") | 2.0 |"
-echo "| rules twice as many / once (flat: 1.0) | $(ratio "$t_twins" "$t_dx") | 1.0 |"
+echo "| rules twice as many / once (flat: 1.0; compiled on the first run, then cached) | $(ratio "$t_twins" "$t_dx") | 1.0 |"
 echo "| peak RSS | $(awk -v m="$m_dx" 'BEGIN{printf "%.0f MiB", m/1024}') | <= 100 MiB |"
 echo "| start-up: diagnose a 3-line log | ${startup} ms | <= 20 ms |"
 echo "| denpex version (process start alone) | ${version} ms | |"

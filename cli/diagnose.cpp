@@ -153,6 +153,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   if (totalBytes >= kSavedPrefilterBytes) {
     prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
     if (totalBytes >= kPrefilterBytes) prefilter->compile();
+    else prefilter->loadCached();  // other rules compiled for a bigger log before
     feedOptions.lazyPrefilter = prefilter.get();
   }
 

@@ -15,6 +15,7 @@
 #include "core/parse/launcher.h"
 #include "core/parse/log_line.h"
 #include "core/rules/rule_bundle.h"
+#include "io/prefilter_cache.h"
 #include <vector>
 
 namespace denpex::io {
@@ -178,9 +179,20 @@ LazyPrefilter::LazyPrefilter(const core::Matcher& matcher) : matcher_(matcher) {
 void LazyPrefilter::compile() {
   if (value_ || thread_.joinable()) return;
   thread_ = std::thread([this] {
-    value_ = core::makeLinePrefilter(matcher_);
+    // Rules of one's own: compiled once, then read from the cache (milliseconds).
+    value_ = loadCachedPrefilter(matcher_, core::lineLiterals());
+    if (!value_) {
+      value_ = core::makeLinePrefilter(matcher_);
+      storeCachedPrefilter(matcher_, core::lineLiterals(), *value_);
+    }
     ready_.store(value_.get(), std::memory_order_release);
   });
+}
+
+void LazyPrefilter::loadCached() {
+  if (value_ || thread_.joinable()) return;
+  value_ = loadCachedPrefilter(matcher_, core::lineLiterals());
+  ready_.store(value_.get(), std::memory_order_release);
 }
 
 LazyPrefilter::~LazyPrefilter() {

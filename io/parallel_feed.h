@@ -29,8 +29,11 @@ class LazyPrefilter {
   ~LazyPrefilter();  // waits for a compilation under way
   LazyPrefilter(const LazyPrefilter&) = delete;
   LazyPrefilter& operator=(const LazyPrefilter&) = delete;
-  // Starts compiling when nothing was saved for these rules; once.
+  // Starts compiling when nothing was saved for these rules; once. The compiled prefilter is
+  // read from, or written to, the cache on disk (prefilter_cache.h).
   void compile();
+  // Takes the one cached on disk for these rules, if there is one (milliseconds; never compiles).
+  void loadCached();
   // Null until there is one.
   const core::Prefilter* get() const { return ready_.load(std::memory_order_acquire); }
 

@@ -82,9 +82,11 @@ class Prefilter {
   uint64_t residualLiterals() const { return residualLiterals_; }
   size_t literalCount() const { return literals_; }
 
+  // A 64-bit hash of the patterns and literals (FNV-1a): what a saved prefilter was made from.
+  static uint64_t fingerprint(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals);
+
  private:
   Prefilter() = default;
-  static uint64_t fingerprint(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals);
 
   hs_database* db_ = nullptr;
   uint64_t fingerprint_ = 0;

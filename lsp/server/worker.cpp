@@ -77,6 +77,7 @@ void DiagnosisWorker::diagnose(const std::string& uri) {
       prefilterRules_ = bundle;
     }
     if (toRead >= kCompileFrom) prefilter_->compile();
+    else prefilter_->loadCached();
     feed.lazyPrefilter = prefilter_.get();
   }
   for (size_t at = inc.fedSize; at < all.size();) {
