@@ -135,4 +135,17 @@ fs::path projectRoot(const fs::path& folder) {
   return start;
 }
 
+std::optional<std::filesystem::path> installedDocs() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return std::nullopt;
+  fs::path dir = exe.parent_path();
+  for (const fs::path& candidate : {dir / "docs", dir.parent_path() / "docs", dir.parent_path().parent_path() / "docs",
+                                    dir.parent_path() / "share" / "denpex" / "docs"}) {
+    if (fs::is_regular_file(candidate / "rules" / "README.md", ec)) return fs::weakly_canonical(candidate, ec);
+  }
+  return std::nullopt;
+}
+
 }  // namespace denpex::io

@@ -32,4 +32,10 @@ bool replaceFile(const std::filesystem::path& path, const std::string& expected,
 // repository's root), else the folder itself. Absolute and lexically normal.
 std::filesystem::path projectRoot(const std::filesystem::path& folder);
 
+// denpex's documentation folder (the one holding rules/README.md), found beside the running
+// binary: docs/ next to it (the editor extension's server folder), or in the source tree it was
+// built in (build/denpex, build/tests/...), or share/denpex/docs of an installation. None when
+// there is none.
+std::optional<std::filesystem::path> installedDocs();
+
 }  // namespace denpex::io

@@ -5,7 +5,7 @@
 // rpath is $ORIGIN/lib); scripts/check-portable.sh checks the oldest glibc they need.
 //   npm run package            -> dist/denpex-<version>-<target>.vsix
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { copyFileSync, chmodSync, cpSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +26,8 @@ rmSync(server, { recursive: true, force: true });
 mkdirSync(join(server, 'lib'), { recursive: true });
 copyFileSync(binary, join(server, 'denpex'));
 chmodSync(join(server, 'denpex'), 0o755);
+// The rules' pages travel beside the server, which links each diagnostic to its page there.
+cpSync(join(root, 'docs/rules'), join(server, 'docs/rules'), { recursive: true });
 if (process.platform === 'linux') run('strip', ['--strip-debug', join(server, 'denpex')]);
 const system = /^(linux-vdso|libc\.|libm\.|libgcc_s\.|libstdc\+\+\.|ld-linux|libpthread\.|libdl\.|librt\.)/;
 if (process.platform === 'linux') {

@@ -101,7 +101,7 @@ std::string renderJson(const ReportInput& in) {
         {"fix", trimEnd(r.fix)},
         {"verify", trimEnd(r.verify)},
         {"related", r.related},
-        {"url", ruleUrl(r)},
+        {"doc", ruleDocPath(r)},
         {"edits", i < in.plans.size() ? plansJson(in.plans[i]) : json::array()},
     };
     findings.push_back(item);

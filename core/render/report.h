@@ -22,8 +22,10 @@ std::string ranksText(const std::vector<int>& ranks);
 // The incident's rank table as Markdown (hovers, reports); empty for a single-process log.
 std::string rankTableMarkdown(const Incident& incident);
 
-// Where each rule's documentation page lives (docs/rules/<category>/<id>.md on the web).
-std::string ruleUrl(const Rule& rule);
+// Where each rule's documentation page lives, relative to denpex's documentation folder (docs/
+// in its source, beside the server in the editor extension): rules/<category>/<id>.md. The
+// project has no public address yet, so no output names a web page.
+std::string ruleDocPath(const Rule& rule);
 
 struct ReportInput {
   const Diagnosis& diagnosis;

@@ -74,7 +74,6 @@ std::string renderSarif(const ReportInput& in) {
                        {"shortDescription", {{"text", r.title}}},
                        {"fullDescription", {{"text", trimEnd(r.summary)}}},
                        {"help", {{"text", trimEnd(r.fix.empty() ? r.summary : r.fix)}, {"markdown", explainMarkdown(r)}}},
-                       {"helpUri", ruleUrl(r)},
                        {"defaultConfiguration", {{"level", level}}},
                        {"properties", {{"tags", r.tags}, {"category", r.category}}}});
     }

@@ -103,8 +103,6 @@ std::string ranksText(const std::vector<int>& ranks) {
   return out;
 }
 
-std::string ruleUrl(const Rule& rule) {
-  return "https://github.com/denpex/denpex/blob/main/docs/rules/" + rule.category + "/" + rule.id + ".md";
-}
+std::string ruleDocPath(const Rule& rule) { return "rules/" + rule.category + "/" + rule.id + ".md"; }
 
 }  // namespace denpex::core

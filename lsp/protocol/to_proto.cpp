@@ -78,13 +78,13 @@ json toDiagnostic(const core::Diagnosis& d, size_t index, const core::LineIndex&
   json diag = {{"range", evidenceRange(lines, anchor, o.encoding)},
                {"severity", severity},
                {"code", r.id},
-               {"codeDescription", {{"href", core::ruleUrl(r)}}},
                {"source", "denpex"},
                {"message", message},
                // Clients may send ranges back in other units (Neovim 0.7 uses bytes): code actions
                // find the finding through this, never through the range.
                {"data", {{"rule", r.id}, {"index", index}, {"line", anchor.line}, {"version", o.version}}}};
   if (!info.empty()) diag["relatedInformation"] = info;
+  if (!o.docsUri.empty()) diag["codeDescription"] = {{"href", o.docsUri + core::ruleDocPath(r)}};
   return diag;
 }
 

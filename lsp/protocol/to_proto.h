@@ -36,6 +36,9 @@ struct ConvertOptions {
   // indexed by Evidence::source. Evidence in another file links there by line.
   std::vector<std::string> sourceUris;
   uint32_t documentSource = 0;  // which input the document is
+  // The file: URI of denpex's documentation folder, ending in '/' (rules' pages are linked from
+  // their diagnostics); empty when the server has none beside it.
+  std::string docsUri;
   // The URI of the file a traceback frame names, or nullopt (the server's one frame resolver).
   std::function<std::optional<std::string>(const std::string& framePath)> frameUri;
 };

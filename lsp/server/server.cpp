@@ -7,6 +7,7 @@
 #include <map>
 #include <filesystem>
 
+#include "io/files.h"
 #include "lsp/protocol/parse.h"
 #include "lsp/protocol/uri.h"
 
@@ -215,6 +216,12 @@ ConvertOptions Server::convertOptions(const std::string& documentUri, int versio
   o.encoding = encoding_;
   o.documentUri = documentUri;
   o.version = version;
+  // Rules' pages, beside the server (looked for once).
+  static const std::string docs = [] {
+    auto dir = io::installedDocs();
+    return dir ? pathToUri(dir->string()) + "/" : std::string();
+  }();
+  o.docsUri = docs;
   // One resolver for every frame of this conversion: the same file the quick fix edits.
   std::shared_ptr<io::WorkspaceSources> sources = this->sources();
   o.frameUri = [sources](const std::string& framePath) -> std::optional<std::string> {

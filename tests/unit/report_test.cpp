@@ -35,7 +35,7 @@ TEST_F(ReportTest, JsonCarriesTheDocumentedFields) {
   const auto& f = j["findings"][0];
   for (const char* key : {"rule", "title", "severity", "category", "tags", "role", "confidence", "ranks", "count",
                           "step", "evidence", "timestamps", "captures", "observed", "exception", "user_frame",
-                          "summary", "root_cause", "fix", "verify", "related", "url", "edits"})
+                          "summary", "root_cause", "fix", "verify", "related", "doc", "edits"})
     EXPECT_TRUE(f.contains(key)) << key;
   EXPECT_EQ(f["rule"], "adamw-eps-fp16-underflow");
   EXPECT_EQ(f["step"], 2);

@@ -12,13 +12,18 @@
 // Each step saves a screenshot. restricted.mjs covers a folder in Restricted Mode.
 //   node vscode-client/test/e2e/e2e.mjs [--vsix dist/denpex-0.1.0-linux-x64.vsix] [--shots DIR]
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openVsCode, root, waitFor } from './harness.mjs';
 
 const vscode = await openVsCode({
   scenario: 'trusted',
-  prepare: (ws) => {
+  prepare: (ws, extensions) => {
+    // The installed extension carries the rules' pages its diagnostics link to.
+    const installed = readdirSync(extensions).filter((d) => d.startsWith('denpex.denpex-'));
+    if (installed.length !== 1) throw new Error(`installed extensions: ${installed.join(', ')}`);
+    const page = join(extensions, installed[0], 'server/docs/rules/optimizer/adamw-eps-fp16-underflow.md');
+    if (!readFileSync(page, 'utf8').includes('\n# AdamW epsilon underflow in FP16\n')) throw new Error(`${page} is not the rule's page`);
     for (const f of ['train.py', 'fp16_adamw_cpu.py', 'train.log']) cpSync(join(root, 'examples/fp16-adamw', f), join(ws, f));
     // A healthy log: opening it is what activates the extension (it activates on log documents
     // and its commands, not on any folder that holds a *.log).
