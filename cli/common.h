@@ -25,6 +25,7 @@ void reportRuleFolders(const io::LoadedRules& load, const std::vector<std::strin
 bool isTerminal(int fd);
 
 int runDiagnose(const std::vector<std::string>& args);
+int runCheck(const std::vector<std::string>& args);
 int runExplain(const std::vector<std::string>& args);
 int runRules(const std::vector<std::string>& args);
 int runRun(const std::vector<std::string>& args);

@@ -15,6 +15,7 @@ usage: denpex <command> [options]
 
 commands:
   diagnose [PATH...]     diagnose log files or standard input ('-')
+  check [PATH...]        check training scripts before the run (float16 + AdamW's eps, ...)
   run -- CMD...          run a training command, keep its log, diagnose it if it fails
   explain RULE           print a rule's full entry as Markdown
   rules list|lint|test   list, check or test rules
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
     if (command == "diagnose") return denpex::cli::runDiagnose(rest);
+    if (command == "check") return denpex::cli::runCheck(rest);
     if (command == "explain") return denpex::cli::runExplain(rest);
     if (command == "rules") return denpex::cli::runRules(rest);
     if (command == "lsp") return denpex::lsp::runLanguageServer(rest);

@@ -224,6 +224,39 @@ TEST_F(ScratchProject, TheShippedDdpRuleFixesTheRecordedScript) {
   EXPECT_EQ(readAll(dir_ / "fail.py"), readAll(recorded / "fail.py.fixed"));
 }
 
+// Before the run: `denpex check` on the examples finds the seed configuration in the two scripts
+// that have it (float16 parameters, AdamW's default eps) and in no other; --apply writes the
+// rule's fix into the script, which then compiles and checks clean.
+TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
+  Result all = denpex({"check", "--format", "json", "examples"});
+  EXPECT_EQ(all.code, 1) << all.err;
+  auto j = nlohmann::json::parse(all.out);
+  std::vector<std::string> where;
+  for (const auto& f : j["findings"])
+    where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" +
+                    std::to_string(f["evidence"][0]["line"].get<int>()) + " " + f["rule"].get<std::string>());
+  EXPECT_EQ(where, (std::vector<std::string>{"examples/fp16-adamw/train.py:40 adamw-eps-fp16-underflow",
+                                             "examples/recording/half_adamw_step_cpu.py:11 adamw-eps-fp16-underflow"}))
+      << all.out;
+  EXPECT_EQ(j["findings"][0]["observed"][0], "this configuration fails with adamw-eps-fp16-underflow at run time");
+
+  Result fixed = denpex({"check", "--apply", "train.py"}, dir_);
+  EXPECT_EQ(fixed.code, 1) << fixed.err;
+  EXPECT_TRUE(contains(fixed.out, "train.py:40: error[adamw-eps-fp16-underflow]")) << fixed.out;
+  EXPECT_TRUE(contains(fixed.err, "applied 1 edit to train.py")) << fixed.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "train.py"), "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n"));
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
+  Result again = denpex({"check", "train.py"}, dir_);
+  EXPECT_EQ(again.code, 0) << again.out;
+
+  Result none = denpex({"check", "no/such.py"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_TRUE(contains(none.err, "no/such.py: no such file or folder")) << none.err;
+  Result empty = denpex({"check", "rules"});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_TRUE(contains(empty.err, "rules: a folder with no Python files")) << empty.err;
+}
+
 // A log that names none of the user's files gets no edit, wherever look-alike calls are; the
 // user names the files to fix with --source FILE.
 TEST_F(ScratchProject, WithoutATracebackOnlyTheFilesTheUserNamesAreFixed) {

@@ -1,0 +1,239 @@
+// Checks on training scripts before the run (see source_checks.h).
+#include "core/check/source_checks.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "core/base/text.h"
+#include "core/fix/python_calls.h"
+
+namespace denpex::core {
+namespace {
+
+// Below half of float16's smallest subnormal (2^-24, about 5.96e-8) a value rounds to 0.
+constexpr double kZeroInFloat16 = 2.98e-8;
+constexpr double kTorchAdamDefaultEps = 1e-8;
+
+struct Lines {
+  std::vector<size_t> starts;
+  explicit Lines(std::string_view t) {
+    starts.push_back(0);
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] == '\n') starts.push_back(i + 1);
+  }
+  size_t lineOf(size_t offset) const {
+    return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
+  }
+};
+
+std::string_view lineText(std::string_view text, const Lines& lines, size_t line) {
+  size_t b = lines.starts[line];
+  size_t e = text.find('\n', b);
+  return text.substr(b, (e == std::string_view::npos ? text.size() : e) - b);
+}
+
+// The line as code: its comment (a '#' outside quotes) dropped and the insides of its strings
+// blanked, so that `print("model.half()")` casts nothing. A string that only names a dtype
+// ('float16', 'fp16', 'half') is kept: `torch_dtype="float16"` says what it says.
+std::string codeOf(std::string_view line) {
+  std::string out(line);
+  char quote = 0;
+  size_t open = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (quote) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        std::string_view inside = std::string_view(out).substr(open + 1, i - open - 1);
+        if (inside != "float16" && inside != "fp16" && inside != "half")
+          for (size_t k = open + 1; k < i; ++k) out[k] = ' ';
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      open = i;
+    } else if (c == '#') {
+      out.resize(i);
+      break;
+    }
+  }
+  if (quote)  // a string that goes on past the line (a triple-quoted one): blank the rest
+    for (size_t k = open + 1; k < out.size(); ++k) out[k] = ' ';
+  return out;
+}
+
+std::optional<double> floatLiteral(std::string_view s) {
+  s = text::trim(s);
+  if (s.empty() || s.size() > 40) return std::nullopt;
+  std::string t(s);
+  t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+// Where the source casts `receiver`'s parameters to float16: its line and the cast's span.
+struct Cast {
+  size_t line = 0;
+  size_t begin = 0, end = 0;  // byte columns
+};
+
+std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, const std::string& receiver) {
+  const std::string r = RE2::QuoteMeta(receiver);
+  const std::string fp16 = R"(torch\s*\.\s*(?:float16|half)\b)";
+  // receiver.half(), receiver.to(... torch.float16 ...)
+  const RE2 onIt("(?:^|[^\\w.])(" + r + R"(\s*\.\s*(?:half\s*\(\s*\)|to\s*\([^)]*)" + fp16 + "))");
+  // receiver = ....half() / .to(torch.float16) / from_pretrained(..., torch_dtype=torch.float16)
+  const RE2 assigned("^\\s*" + r + R"(\s*=[^=].*?(\.\s*half\s*\(\s*\)\s*(?:\.|$)|\.\s*to\s*\([^)]*)" + fp16 +
+                     R"(|\btorch_dtype\s*=\s*(?:)" + fp16 + R"(|['"](?:float16|fp16|half)['"])))");
+  for (size_t line = 0; line < lines.starts.size(); ++line) {
+    std::string code = codeOf(lineText(text, lines, line));
+    re2::StringPiece m;
+    if (RE2::PartialMatch(code, onIt, &m) || RE2::PartialMatch(code, assigned, &m)) {
+      Cast c;
+      c.line = line;
+      c.begin = static_cast<size_t>(m.data() - code.data());
+      c.end = c.begin + m.size();
+      return c;
+    }
+  }
+  // receiver = X.from_pretrained(..., torch_dtype=torch.float16) over several lines.
+  const RE2 target("^\\s*" + r + "\\s*=\\s*$");
+  const RE2 dtype("^(?:" + fp16 + R"(|['"](?:float16|fp16|half)['"])$)");
+  for (const auto& call : findPythonCalls(text, {"from_pretrained"})) {
+    size_t line = lines.lineOf(call.nameBegin);
+    std::string_view before = lineText(text, lines, line).substr(0, call.nameBegin - lines.starts[line]);
+    size_t dot = before.find_last_of("=");
+    if (dot == std::string_view::npos || !RE2::FullMatch(before.substr(0, dot + 1), target)) continue;
+    for (const auto& a : call.args) {
+      if (a.keyword != "torch_dtype") continue;
+      std::string_view v = text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));
+      if (!RE2::FullMatch(v, dtype)) continue;
+      size_t vl = lines.lineOf(a.begin);
+      return Cast{vl, a.begin - lines.starts[vl], a.end - lines.starts[vl]};
+    }
+  }
+  return std::nullopt;
+}
+
+bool usesGradScaler(const PythonImports& imports, std::string_view text) {
+  for (const auto& call : findPythonCalls(text, {"GradScaler"})) {
+    auto q = resolvePythonName(imports, call.name);
+    if (q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" || *q == "torch.GradScaler" ||
+              *q == "torch.cpu.amp.GradScaler"))
+      return true;
+  }
+  return false;
+}
+
+std::shared_ptr<const Rule> ruleById(const RuleSet& rules, std::string_view id) {
+  for (const auto& r : rules.rules())
+    if (r->id == id) return r;
+  return nullptr;
+}
+
+Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, size_t line, size_t begin, size_t end,
+                    const char* signal) {
+  Evidence e;
+  e.source = source;
+  e.line = line;
+  std::string_view l = lineText(text, lines, line);
+  e.begin = static_cast<uint32_t>(std::min(begin, l.size()));
+  e.end = static_cast<uint32_t>(std::min(std::max(end, begin), l.size()));
+  e.signal = signal;
+  e.text = std::string(l.substr(0, 400));
+  return e;
+}
+
+// The seed failure: an Adam-family optimizer over parameters the script casts to float16, with
+// an eps that is 0 in float16 (the default 1e-8 included).
+void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t source, const std::string& path,
+                       std::vector<Finding>& out) {
+  auto rule = ruleById(rules, "adamw-eps-fp16-underflow");
+  if (!rule) return;
+  PythonImports imports = findPythonImports(text);
+  // With GradScaler the run stops earlier, at its first step ("Attempting to unscale FP16
+  // gradients"): that is another failure, not this one.
+  if (usesGradScaler(imports, text)) return;
+  Lines lines(text);
+  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
+  for (const auto& call : findPythonCalls(text, {"AdamW", "Adam"})) {
+    auto q = resolvePythonName(imports, call.name);
+    if (!q || (*q != "torch.optim.AdamW" && *q != "torch.optim.Adam")) continue;
+    const CallArgument* params = nullptr;
+    const CallArgument* eps = nullptr;
+    bool spread = false;  // *args or **kwargs: what they hold is not known
+    size_t positional = 0;
+    for (const auto& a : call.args) {
+      if (a.star) {
+        spread = true;
+        continue;
+      }
+      if (a.keyword.empty()) {
+        if (positional == 0) params = &a;
+        if (positional == 3) eps = &a;  // Adam(params, lr, betas, eps)
+        ++positional;
+      } else if (a.keyword == "params") {
+        params = &a;
+      } else if (a.keyword == "eps") {
+        eps = &a;
+      }
+    }
+    if (!params || (!eps && spread)) continue;
+    double value = kTorchAdamDefaultEps;
+    std::string epsText = "the default 1e-8";
+    if (eps) {
+      auto v = floatLiteral(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin));
+      if (!v) continue;  // a name or an expression: its value is not in the source
+      value = *v;
+      epsText = "eps=" + std::string(text::trim(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin)));
+    }
+    if (value >= kZeroInFloat16) continue;
+    std::string receiver;
+    std::string paramsText(text::trim(text.substr(params->valueBegin, params->valueEnd - params->valueBegin)));
+    if (!RE2::FullMatch(paramsText, paramsOf, &receiver)) continue;
+    auto cast = float16CastOf(text, lines, receiver);
+    if (!cast) continue;
+
+    Finding f;
+    f.rule = rule;
+    size_t callLine = lines.lineOf(call.nameBegin);
+    size_t callEnd = call.closed && lines.lineOf(call.closeParen) == callLine ? call.closeParen + 1 - lines.starts[callLine]
+                                                                              : lineText(text, lines, callLine).size();
+    f.evidence.push_back(evidenceAt(text, lines, source, callLine, call.nameBegin - lines.starts[callLine], callEnd, "optimizer"));
+    f.evidence.push_back(evidenceAt(text, lines, source, cast->line, cast->begin, cast->end, "fp16"));
+    f.observed.push_back(foreseenFailure(*rule));
+    f.observed.push_back(receiver + "'s parameters are float16 (line " + std::to_string(cast->line + 1) + ")");
+    f.observed.push_back(call.name + "(...) has " + epsText + ", which is 0 in float16: the first steps divide by zero");
+    f.captures["eps"] = eps ? std::string(text::trim(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin))) : "1e-08";
+    f.confidence = 1.0;
+    if (!path.empty()) {
+      Frame frame;
+      frame.file = path;
+      frame.line = static_cast<int>(callLine + 1);
+      frame.source = source;
+      frame.logLine = callLine;
+      frame.user = true;
+      f.userFrame = frame;
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+std::string foreseenFailure(const Rule& rule) { return "this configuration fails with " + rule.id + " at run time"; }
+
+std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source,
+                                       const std::string& path) {
+  std::vector<Finding> out;
+  adamwEpsUnderflow(text, rules, source, path, out);
+  return out;
+}
+
+}  // namespace denpex::core

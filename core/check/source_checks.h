@@ -1,0 +1,30 @@
+// Checks on training scripts before the run: the failures a rule diagnoses from a log after the
+// fact, recognised in the source that will cause them. Each check names the runtime rule of the
+// failure it foresees, so the explanation, the fix and the docs are that rule's.
+//
+// Precision over recall: a check speaks only when the source alone shows the failure (the same
+// object cast to float16 and handed to the optimizer), never on a look-alike. Pure; reads only
+// the text it is given; safe from any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/analyze/finding.h"
+#include "core/rules/rule.h"
+
+namespace denpex::core {
+
+// Findings for one Python file, as log findings are: evidence lines in that file (source index
+// `source`), `observed` saying what the source shows and that it fails at run time, and (with
+// `path`) the file and line to fix as the finding's user frame, so the rule's edits are planned
+// there. Findings whose rule is not in `rules` are not made.
+std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source = 0,
+                                       const std::string& path = {});
+
+// The first line of every check finding's `observed`: "this configuration fails with <rule id>
+// at run time".
+std::string foreseenFailure(const Rule& rule);
+
+}  // namespace denpex::core
