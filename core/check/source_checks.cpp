@@ -207,9 +207,9 @@ void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t sou
                                                                               : lineText(text, lines, callLine).size();
     f.evidence.push_back(evidenceAt(text, lines, source, callLine, call.nameBegin - lines.starts[callLine], callEnd, "optimizer"));
     f.evidence.push_back(evidenceAt(text, lines, source, cast->line, cast->begin, cast->end, "fp16"));
-    f.observed.push_back(foreseenFailure(*rule));
     f.observed.push_back(receiver + "'s parameters are float16 (line " + std::to_string(cast->line + 1) + ")");
     f.observed.push_back(call.name + "(...) has " + epsText + ", which is 0 in float16: the first steps divide by zero");
+    f.observed.push_back(foreseenFailure(*rule));  // last: the editor's message ends with it
     f.captures["eps"] = eps ? std::string(text::trim(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin))) : "1e-08";
     f.confidence = 1.0;
     if (!path.empty()) {

@@ -17,13 +17,13 @@
 namespace denpex::core {
 
 // Findings for one Python file, as log findings are: evidence lines in that file (source index
-// `source`), `observed` saying what the source shows and that it fails at run time, and (with
+// `source`), `observed` saying what the source shows and, last, that it fails at run time (with
 // `path`) the file and line to fix as the finding's user frame, so the rule's edits are planned
 // there. Findings whose rule is not in `rules` are not made.
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source = 0,
                                        const std::string& path = {});
 
-// The first line of every check finding's `observed`: "this configuration fails with <rule id>
+// The last line of every check finding's `observed`: "this configuration fails with <rule id>
 // at run time".
 std::string foreseenFailure(const Rule& rule);
 

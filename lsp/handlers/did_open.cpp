@@ -1,4 +1,5 @@
-// textDocument/didOpen: the document joins the store; a log is diagnosed in the background.
+// textDocument/didOpen: the document joins the store; a log is diagnosed in the background, a
+// training script checked for the failures its source foretells.
 #include "lsp/handlers/handlers.h"
 #include "lsp/protocol/from_proto.h"
 #include "lsp/server/server.h"
@@ -14,6 +15,7 @@ void didOpen(Server& server, json& params) {
   server.documents().open(uri, languageId, version, takeStringMember(doc, "text"));
   auto view = server.documents().view(uri);
   if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
+  else if (view && isPythonDocument(view->path, view->languageId) && server.settings().autoDiagnose) server.checkSource(uri);
 }
 
 }  // namespace denpex::lsp::handlers

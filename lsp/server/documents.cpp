@@ -68,6 +68,10 @@ bool isLogDocument(const std::string& uri, const std::string& path, const std::s
   return false;
 }
 
+bool isPythonDocument(const std::string& path, const std::string& languageId) {
+  return languageId == "python" || core::text::endsWith(path, ".py");
+}
+
 DocumentView DocumentStore::viewOf(const Doc& d) const {
   return DocumentView{d.uri,          d.path,          d.languageId,      d.version,  d.text,
                       isLogDocument(d.uri, d.path, d.languageId), d.diagnosis, d.diagnosedText,

@@ -64,6 +64,8 @@ Publication publication(const DocumentView& doc);
 
 // True for documents diagnosed automatically: log languages and *.log, *.out, *.err files.
 bool isLogDocument(const std::string& uri, const std::string& path, const std::string& languageId);
+// True for training scripts checked before the run: Python documents and *.py files.
+bool isPythonDocument(const std::string& path, const std::string& languageId);
 
 class DocumentStore {
  public:

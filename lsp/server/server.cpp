@@ -7,6 +7,7 @@
 #include <map>
 #include <filesystem>
 
+#include "core/check/source_checks.h"
 #include "io/files.h"
 #include "lsp/protocol/parse.h"
 #include "lsp/protocol/uri.h"
@@ -138,8 +139,10 @@ void Server::publishRuleErrors(const io::LoadedRules& rules) {
 }
 
 void Server::rediagnoseLogs() {
-  for (const auto& doc : documents_.views())
+  for (const auto& doc : documents_.views()) {
     if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
+    else if (isPythonDocument(doc.path, doc.languageId) && settings_.autoDiagnose) checkSource(doc.uri);
+  }
 }
 
 void Server::rulesChangedOnDisk(const std::vector<std::string>& paths) {
@@ -179,6 +182,19 @@ void Server::announceRules() {
 // --- services ----------------------------------------------------------------------------------
 
 void Server::scheduleDiagnosis(const std::string& uri) { worker_.schedule(uri); }
+
+void Server::checkSource(const std::string& uri) {
+  auto doc = documents_.view(uri);
+  if (!doc) return;
+  auto bundle = rules();
+  auto d = std::make_shared<core::Diagnosis>();
+  std::string_view text = doc->text->view();
+  d->sources.push_back(doc->path.empty() ? uri : doc->path);
+  d->lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  d->findings = core::checkPythonSource(text, bundle->rules, 0, doc->path);
+  documents_.setDiagnosis(uri, d, doc->text, doc->version);
+  publish(uri);
+}
 
 core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& sourceName) const {
   auto bundle = rules();

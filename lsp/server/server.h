@@ -96,6 +96,9 @@ class Server {
   std::shared_ptr<const io::LoadedRules> rules() const;
   // Queues a background diagnosis of a document (the newest request for a document wins).
   void scheduleDiagnosis(const std::string& uri);
+  // Checks a training script (a Python document) for the failures its source foretells, and
+  // publishes them; fast enough for the main thread (a pass over the text, no log).
+  void checkSource(const std::string& uri);
   // Diagnoses text now, on the calling thread.
   core::Diagnosis diagnoseNow(const std::string& text, const std::string& sourceName) const;
   // Sources for fixes: the editor's open documents first, then the workspace folders on disk.

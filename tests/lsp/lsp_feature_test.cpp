@@ -127,6 +127,8 @@ TEST_F(Workspace, OpenSourceFilesGetVersionedEditsFromTheirBuffer) {
   // The buffer differs from the disk: the edit must be computed from the buffer.
   std::string buffer = "# unsaved comment\n" + readAll(dir_ / "train.py");
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uriOf(dir_ / "train.py")}, {"languageId", "python"}, {"version", 7}, {"text", buffer}}}});
+  // The script itself is checked before the run (the seed configuration is in it).
+  EXPECT_EQ(diagnosticsFor(c, dir_ / "train.py")["diagnostics"][0]["code"], "adamw-eps-fp16-underflow");
   openLog(c, dir_ / "train.log");
   json d = diagnosticsFor(c, dir_ / "train.log")["diagnostics"][0];
   json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
@@ -318,6 +320,42 @@ TEST_F(Workspace, TheRecordedMultiRankSeedFailureGetsTheEpsFixInTheEditor) {
   EXPECT_EQ(change["textDocument"]["uri"], uriOf(dir_ / "examples/distributed/seed_worker.py"));
   std::string fixed = applyLspEdits(readAll(dir_ / "examples/distributed/seed_worker.py"), change["edits"]);
   EXPECT_NE(fixed.find("optimizer = torch.optim.AdamW(params, lr=1e-2, eps=1e-5)\n"), std::string::npos) << fixed;
+}
+
+// Before the run: train.py opened in the editor (the seed configuration: MLP().half() and
+// AdamW's default eps) gets the runtime rule's diagnostic on the optimizer, saying it fails at run
+// time and linking the rule's page; its quick fix sets eps=1e-5 in the open buffer, after which
+// the script is clean.
+TEST_F(Workspace, ATrainingScriptIsCheckedBeforeTheRunWithTheRulesFix) {
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});
+  std::string uri = uriOf(dir_ / "train.py");
+  std::string text = readAll(dir_ / "train.py");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json published = diagnosticsFor(c, dir_ / "train.py");
+  ASSERT_EQ(published["diagnostics"].size(), 1u) << published.dump(2);
+  const json& d = published["diagnostics"][0];
+  EXPECT_EQ(d["code"], "adamw-eps-fp16-underflow");
+  EXPECT_EQ(d["severity"], 1);
+  EXPECT_EQ(d["range"]["start"]["line"], 39);  // optimizer = torch.optim.AdamW(...)
+  EXPECT_EQ(d["message"], "AdamW epsilon underflow in FP16: this configuration fails with adamw-eps-fp16-underflow at run time");
+  EXPECT_EQ(d["codeDescription"]["href"], uriOf(kSource / "docs/rules/optimizer/adamw-eps-fp16-underflow.md"));
+  bool pointsAtCast = false;
+  for (const auto& r : d["relatedInformation"])
+    pointsAtCast |= r["location"]["uri"] == uri && r["location"]["range"]["start"]["line"] == 37;
+  EXPECT_TRUE(pointsAtCast) << d.dump(2);  // model = MLP().half()
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", uri}}}, {"range", d["range"]},
+                                                    {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  EXPECT_EQ(actions[0]["title"], "Set eps=1e-5 in torch.optim.AdamW(...) (train.py:40)");
+  const json& change = actions[0]["edit"]["documentChanges"][0];
+  EXPECT_EQ(change["textDocument"]["uri"], uri);
+  EXPECT_EQ(change["textDocument"]["version"], 1);  // the open buffer
+  std::string fixed = applyLspEdits(text, change["edits"]);
+  EXPECT_NE(fixed.find("optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)\n"), std::string::npos);
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", {{{"text", fixed}}}}});
+  json after = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["version"] == 2; });
+  EXPECT_TRUE(after["diagnostics"].empty()) << after.dump(2);
 }
 
 TEST_F(Workspace, DocumentLinksAndCodeLens) {

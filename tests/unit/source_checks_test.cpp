@@ -37,8 +37,9 @@ TEST_F(SourceChecks, TheSeedConfigurationIsFlaggedOnTheOptimizerWithTheCastAsEvi
   EXPECT_EQ(f.evidence[0].end, 58u);
   EXPECT_EQ(f.evidence[1].line, 2u);
   ASSERT_EQ(f.observed.size(), 3u);
-  EXPECT_EQ(f.observed[0], "this configuration fails with adamw-eps-fp16-underflow at run time");
-  EXPECT_EQ(f.observed[1], "model's parameters are float16 (line 3)");
+  EXPECT_EQ(f.observed[0], "model's parameters are float16 (line 3)");
+  EXPECT_EQ(f.observed[1], "torch.optim.AdamW(...) has the default 1e-8, which is 0 in float16: the first steps divide by zero");
+  EXPECT_EQ(f.observed[2], "this configuration fails with adamw-eps-fp16-underflow at run time");
   ASSERT_TRUE(f.userFrame);
   EXPECT_EQ(f.userFrame->file, "train.py");
   EXPECT_EQ(f.userFrame->line, 4);
