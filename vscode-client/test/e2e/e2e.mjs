@@ -25,6 +25,8 @@ const vscode = await openVsCode({
     const page = join(extensions, installed[0], 'server/docs/rules/optimizer/adamw-eps-fp16-underflow.md');
     if (!readFileSync(page, 'utf8').includes('\n# AdamW epsilon underflow in FP16\n')) throw new Error(`${page} is not the rule's page`);
     for (const f of ['train.py', 'fp16_adamw_cpu.py', 'train.log']) cpSync(join(root, 'examples/fp16-adamw', f), join(ws, f));
+    // A script not run yet, with the seed configuration (float16 parameters, AdamW's default eps).
+    cpSync(join(root, 'examples/fp16-adamw/train.py'), join(ws, 'pretrain.py'));
     // A healthy log: opening it is what activates the extension (it activates on log documents
     // and its commands, not on any folder that holds a *.log).
     writeFileSync(join(ws, 'warmup.log'), 'step 1 | loss 0.693 | grad_norm 0.41\n');
@@ -139,6 +141,26 @@ await vscode.run(async () => {
       'an error squiggle in train.log', 30000);
     await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
     await shot('7-log-opened');
+  });
+
+  await step('a training script is checked before the run, and its fix applied and saved', async () => {
+    await openFile('pretrain.py');
+    await vscode.problemInActiveEditor('adamw-eps-fp16-underflow');
+    await goToLine(40);  // optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    await command('Quick Fix...');
+    const title = 'Set eps=1e-5 in torch.optim.AdamW(...) (pretrain.py:40)';
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+    await item.waitFor({ state: 'visible', timeout: 20000 });
+    await shot('7b-script-quick-fix');
+    await page.keyboard.press('Enter');
+    await item.waitFor({ state: 'hidden', timeout: 10000 });
+    await command('File: Save');
+    await waitFor(() => readFileSync(join(ws, 'pretrain.py'), 'utf8').includes('optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, eps=1e-5)'),
+      'pretrain.py to contain eps=1e-5 on disk', 20000);
+    execFileSync('python3', ['-m', 'py_compile', join(ws, 'pretrain.py')]);
+    // Fixed: the diagnostic goes away.
+    await waitFor(async () => (await page.locator('.editor-group-container.active .squiggly-error').count()) === 0,
+      'no error squiggle left in pretrain.py', 20000);
   });
 
   await step('Explain Rule shows a rule entry', async () => {
