@@ -225,6 +225,101 @@ void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t sou
   }
 }
 
+// The value of a call's keyword argument, trimmed; empty when it has none.
+std::string_view keywordValue(std::string_view text, const PythonCall& call, std::string_view keyword) {
+  for (const auto& a : call.args)
+    if (a.keyword == keyword) return text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));
+  return {};
+}
+
+// The dotted name a call's argument holds, when it is `X.parameters()` (or named_parameters()).
+std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a) {
+  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
+  std::string receiver;
+  std::string value(text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin)));
+  if (!RE2::FullMatch(value, paramsOf, &receiver)) return std::nullopt;
+  return receiver;
+}
+
+// GradScaler over float16 parameters: `scaler.step()` (or the Trainer with fp16=True, which
+// makes one) refuses to unscale float16 gradients at the first optimizer step.
+void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t source, const std::string& path,
+                           std::vector<Finding>& out) {
+  auto rule = ruleById(rules, "grad-scaler-fp16-params");
+  if (!rule) return;
+  PythonImports imports = findPythonImports(text);
+  Lines lines(text);
+  auto add = [&](size_t anchorLine, size_t begin, size_t end, const std::string& receiver, const Cast& cast,
+                 const std::string& how) {
+    Finding f;
+    f.rule = rule;
+    f.evidence.push_back(evidenceAt(text, lines, source, anchorLine, begin, end, "scaler"));
+    f.evidence.push_back(evidenceAt(text, lines, source, cast.line, cast.begin, cast.end, "fp16"));
+    f.observed.push_back(receiver + "'s parameters are float16 (line " + std::to_string(cast.line + 1) + ")");
+    f.observed.push_back(how);
+    f.observed.push_back(foreseenFailure(*rule));
+    if (!path.empty()) {
+      Frame frame;
+      frame.file = path;
+      frame.line = static_cast<int>(anchorLine + 1);
+      frame.source = source;
+      frame.logLine = anchorLine;
+      frame.user = true;
+      f.userFrame = frame;
+    }
+    out.push_back(std::move(f));
+  };
+  // torch's GradScaler, with an optimizer over X.parameters() where X is cast to float16.
+  std::optional<PythonCall> scaler;
+  for (const auto& call : findPythonCalls(text, {"GradScaler"})) {
+    auto q = resolvePythonName(imports, call.name);
+    if (!q || (*q != "torch.cuda.amp.GradScaler" && *q != "torch.amp.GradScaler" && *q != "torch.GradScaler")) continue;
+    std::string_view enabled = keywordValue(text, call, "enabled");
+    if (!enabled.empty() && enabled != "True") continue;  // off, or decided at run time
+    scaler = call;
+    break;
+  }
+  if (scaler) {
+    for (const auto& call : findPythonCalls(text, {"AdamW", "Adam", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam"})) {
+      auto q = resolvePythonName(imports, call.name);
+      if (!q || q->rfind("torch.optim.", 0) != 0 || call.args.empty() || call.args[0].star || !call.args[0].keyword.empty()) continue;
+      auto receiver = parametersOf(text, call.args[0]);
+      if (!receiver) continue;
+      auto cast = float16CastOf(text, lines, *receiver);
+      if (!cast) continue;
+      size_t line = lines.lineOf(scaler->nameBegin);
+      size_t end = scaler->closed && lines.lineOf(scaler->closeParen) == line ? scaler->closeParen + 1 - lines.starts[line]
+                                                                              : lineText(text, lines, line).size();
+      add(line, scaler->nameBegin - lines.starts[line], end, *receiver, *cast,
+          scaler->name + "() unscales their float16 gradients at the first step, which it refuses");
+      return;
+    }
+  }
+  // The Hugging Face Trainer with TrainingArguments(fp16=True) over a model loaded in float16.
+  bool fp16Args = false;
+  for (const auto& call : findPythonCalls(text, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"})) {
+    auto q = resolvePythonName(imports, call.name);
+    if (!q || (q->rfind("transformers.", 0) != 0 && q->rfind("trl.", 0) != 0)) continue;
+    if (keywordValue(text, call, "fp16") == "True") fp16Args = true;
+  }
+  if (!fp16Args) return;
+  for (const auto& call : findPythonCalls(text, {"Trainer", "Seq2SeqTrainer", "SFTTrainer"})) {
+    auto q = resolvePythonName(imports, call.name);
+    if (!q || (q->rfind("transformers.", 0) != 0 && q->rfind("trl.", 0) != 0)) continue;
+    std::string model(keywordValue(text, call, "model"));
+    static const RE2 name(R"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)");
+    if (model.empty() || !RE2::FullMatch(model, name)) continue;
+    auto cast = float16CastOf(text, lines, model);
+    if (!cast) continue;
+    size_t line = lines.lineOf(call.nameBegin);
+    size_t end = call.closed && lines.lineOf(call.closeParen) == line ? call.closeParen + 1 - lines.starts[line]
+                                                                      : lineText(text, lines, line).size();
+    add(line, call.nameBegin - lines.starts[line], end, model, *cast,
+        call.name + "(...) with fp16=True trains it with a GradScaler, which refuses float16 gradients at the first step");
+    return;
+  }
+}
+
 }  // namespace
 
 std::string foreseenFailure(const Rule& rule) { return "this configuration fails with " + rule.id + " at run time"; }
@@ -233,6 +328,7 @@ std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rul
                                        const std::string& path) {
   std::vector<Finding> out;
   adamwEpsUnderflow(text, rules, source, path, out);
+  gradScalerOverFloat16(text, rules, source, path, out);
   return out;
 }
 

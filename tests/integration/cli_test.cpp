@@ -249,6 +249,19 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   Result again = denpex({"check", "train.py"}, dir_);
   EXPECT_EQ(again.code, 0) << again.out;
 
+  // The earlier failure of a float16 model under the Trainer's fp16=True: the scaler's rule,
+  // whose fix is a choice (no automatic edit).
+  writeAll(dir_ / "sft.py", "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                            "model = AutoModelForCausalLM.from_pretrained(\n    'gpt2',\n    torch_dtype=torch.float16,\n)\n"
+                            "args = TrainingArguments(output_dir='out', fp16=True)\nTrainer(model=model, args=args).train()\n");
+  Result scaler = denpex({"check", "--format", "json", "sft.py"}, dir_);
+  EXPECT_EQ(scaler.code, 1) << scaler.err;
+  auto sj = nlohmann::json::parse(scaler.out);
+  ASSERT_EQ(sj["findings"].size(), 1u) << scaler.out;
+  EXPECT_EQ(sj["findings"][0]["rule"], "grad-scaler-fp16-params");
+  EXPECT_EQ(sj["findings"][0]["evidence"][0]["line"], 8);  // Trainer(...)
+  EXPECT_TRUE(sj["findings"][0]["edits"].empty());
+
   Result none = denpex({"check", "no/such.py"});
   EXPECT_EQ(none.code, 2);
   EXPECT_TRUE(contains(none.err, "no/such.py: no such file or folder")) << none.err;

@@ -84,11 +84,41 @@ TEST_F(SourceChecks, NothingWhereTheSourceDoesNotShowTheFailure) {
            // not torch's Adam.
            "import tensorflow as tf\nmodel = Net().half()\nopt = tf.keras.optimizers.Adam(model.parameters())\n",
            "class AdamW:\n    pass\nmodel = Net().half()\nopt = AdamW(model.parameters())\n",
-           // GradScaler over float16 parameters fails first, and otherwise.
-           kImports + "model = Net().half()\n" + opt + "scaler = torch.cuda.amp.GradScaler()\n",
+           // A scaler that is off, or float32 parameters under a scaler (mixed precision done right).
+           kImports + "model = Net().half()\nopt = torch.optim.AdamW(model.parameters(), eps=1e-5)\n" +
+               "scaler = torch.cuda.amp.GradScaler(enabled=False)\n",
+           kImports + "model = Net().cuda()\n" + opt + "scaler = torch.cuda.amp.GradScaler()\n",
+           // The Trainer in bf16, or over a model loaded in float32.
+           "from transformers import Trainer, TrainingArguments, AutoModel\nimport torch\n"
+           "model = AutoModel.from_pretrained('m', torch_dtype=torch.float16)\n"
+           "args = TrainingArguments('out', bf16=True)\nTrainer(model=model, args=args).train()\n",
+           "from transformers import Trainer, TrainingArguments, AutoModel\n"
+           "model = AutoModel.from_pretrained('m')\nargs = TrainingArguments('out', fp16=True)\nTrainer(model=model, args=args).train()\n",
        }) {
     EXPECT_TRUE(check(text).empty()) << text;
   }
+}
+
+// Check 2: GradScaler over float16 parameters ("Attempting to unscale FP16 gradients" at the
+// first step), with torch's scaler or with the Trainer's fp16=True; it takes the place of the eps
+// finding, the earlier failure of the two.
+TEST_F(SourceChecks, AGradScalerOverFloat16ParametersIsFlaggedOnTheScaler) {
+  auto torchScaler = check(kImports + "model = Net().half()\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n" +
+                           "scaler = torch.cuda.amp.GradScaler()\n");
+  ASSERT_EQ(torchScaler.size(), 1u);
+  EXPECT_EQ(torchScaler[0].rule->id, "grad-scaler-fp16-params");
+  ASSERT_EQ(torchScaler[0].evidence.size(), 2u);
+  EXPECT_EQ(torchScaler[0].evidence[0].line, 4u);  // the scaler
+  EXPECT_EQ(torchScaler[0].evidence[1].line, 2u);  // the cast
+  EXPECT_EQ(torchScaler[0].observed.back(), "this configuration fails with grad-scaler-fp16-params at run time");
+  auto trainer = check("import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                       "model = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype=torch.float16)\n"
+                       "args = TrainingArguments(output_dir='out', fp16=True)\n"
+                       "trainer = Trainer(model=model, args=args, train_dataset=ds)\n");
+  ASSERT_EQ(trainer.size(), 1u);
+  EXPECT_EQ(trainer[0].rule->id, "grad-scaler-fp16-params");
+  EXPECT_EQ(trainer[0].evidence[0].line, 4u);  // Trainer(...)
+  EXPECT_EQ(trainer[0].evidence[1].line, 2u);  // from_pretrained(..., torch_dtype=torch.float16)
 }
 
 }  // namespace
