@@ -150,6 +150,43 @@ Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, 
   return e;
 }
 
+// The value of a call's keyword argument, trimmed; empty when it has none.
+std::string_view keywordValue(std::string_view text, const PythonCall& call, std::string_view keyword) {
+  for (const auto& a : call.args)
+    if (a.keyword == keyword) return text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));
+  return {};
+}
+
+// The dotted name a call's argument holds, when it is `X.parameters()` (or named_parameters()).
+std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a) {
+  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
+  std::string receiver;
+  std::string value(text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin)));
+  if (!RE2::FullMatch(value, paramsOf, &receiver)) return std::nullopt;
+  return receiver;
+}
+
+// The evidence of a call: its line, from its name to its ')' (or the line's end when the call
+// goes on over more lines).
+Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source, const PythonCall& call, const char* signal) {
+  size_t line = lines.lineOf(call.nameBegin);
+  size_t end = call.closed && lines.lineOf(call.closeParen) == line ? call.closeParen + 1 - lines.starts[line]
+                                                                    : lineText(text, lines, line).size();
+  return evidenceAt(text, lines, source, line, call.nameBegin - lines.starts[line], end, signal);
+}
+
+// The finding's frame: the line of the script to fix, so the rule's edits are planned there.
+std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t line) {
+  if (path.empty()) return std::nullopt;
+  Frame frame;
+  frame.file = path;
+  frame.line = static_cast<int>(line + 1);
+  frame.source = source;
+  frame.logLine = line;
+  frame.user = true;
+  return frame;
+}
+
 // The seed failure: an Adam-family optimizer over parameters the script casts to float16, with
 // an eps that is 0 in float16 (the default 1e-8 included).
 void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t source, const std::string& path,
@@ -161,7 +198,6 @@ void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t sou
   // gradients"): that is another failure, not this one.
   if (usesGradScaler(imports, text)) return;
   Lines lines(text);
-  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
   for (const auto& call : findPythonCalls(text, {"AdamW", "Adam"})) {
     auto q = resolvePythonName(imports, call.name);
     if (!q || (*q != "torch.optim.AdamW" && *q != "torch.optim.Adam")) continue;
@@ -194,51 +230,23 @@ void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t sou
       epsText = "eps=" + std::string(text::trim(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin)));
     }
     if (value >= kZeroInFloat16) continue;
-    std::string receiver;
-    std::string paramsText(text::trim(text.substr(params->valueBegin, params->valueEnd - params->valueBegin)));
-    if (!RE2::FullMatch(paramsText, paramsOf, &receiver)) continue;
-    auto cast = float16CastOf(text, lines, receiver);
+    auto receiver = parametersOf(text, *params);
+    if (!receiver) continue;
+    auto cast = float16CastOf(text, lines, *receiver);
     if (!cast) continue;
 
     Finding f;
     f.rule = rule;
-    size_t callLine = lines.lineOf(call.nameBegin);
-    size_t callEnd = call.closed && lines.lineOf(call.closeParen) == callLine ? call.closeParen + 1 - lines.starts[callLine]
-                                                                              : lineText(text, lines, callLine).size();
-    f.evidence.push_back(evidenceAt(text, lines, source, callLine, call.nameBegin - lines.starts[callLine], callEnd, "optimizer"));
+    f.evidence.push_back(callEvidence(text, lines, source, call, "optimizer"));
     f.evidence.push_back(evidenceAt(text, lines, source, cast->line, cast->begin, cast->end, "fp16"));
-    f.observed.push_back(receiver + "'s parameters are float16 (line " + std::to_string(cast->line + 1) + ")");
+    f.observed.push_back(*receiver + "'s parameters are float16 (line " + std::to_string(cast->line + 1) + ")");
     f.observed.push_back(call.name + "(...) has " + epsText + ", which is 0 in float16: the first steps divide by zero");
     f.observed.push_back(foreseenFailure(*rule));  // last: the editor's message ends with it
     f.captures["eps"] = eps ? std::string(text::trim(text.substr(eps->valueBegin, eps->valueEnd - eps->valueBegin))) : "1e-08";
     f.confidence = 1.0;
-    if (!path.empty()) {
-      Frame frame;
-      frame.file = path;
-      frame.line = static_cast<int>(callLine + 1);
-      frame.source = source;
-      frame.logLine = callLine;
-      frame.user = true;
-      f.userFrame = frame;
-    }
+    f.userFrame = frameAt(path, source, f.evidence.front().line);
     out.push_back(std::move(f));
   }
-}
-
-// The value of a call's keyword argument, trimmed; empty when it has none.
-std::string_view keywordValue(std::string_view text, const PythonCall& call, std::string_view keyword) {
-  for (const auto& a : call.args)
-    if (a.keyword == keyword) return text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));
-  return {};
-}
-
-// The dotted name a call's argument holds, when it is `X.parameters()` (or named_parameters()).
-std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a) {
-  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
-  std::string receiver;
-  std::string value(text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin)));
-  if (!RE2::FullMatch(value, paramsOf, &receiver)) return std::nullopt;
-  return receiver;
 }
 
 // GradScaler over float16 parameters: `scaler.step()` (or the Trainer with fp16=True, which
@@ -249,24 +257,15 @@ void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t
   if (!rule) return;
   PythonImports imports = findPythonImports(text);
   Lines lines(text);
-  auto add = [&](size_t anchorLine, size_t begin, size_t end, const std::string& receiver, const Cast& cast,
-                 const std::string& how) {
+  auto add = [&](const PythonCall& at, const std::string& receiver, const Cast& cast, const std::string& how) {
     Finding f;
     f.rule = rule;
-    f.evidence.push_back(evidenceAt(text, lines, source, anchorLine, begin, end, "scaler"));
+    f.evidence.push_back(callEvidence(text, lines, source, at, "scaler"));
     f.evidence.push_back(evidenceAt(text, lines, source, cast.line, cast.begin, cast.end, "fp16"));
     f.observed.push_back(receiver + "'s parameters are float16 (line " + std::to_string(cast.line + 1) + ")");
     f.observed.push_back(how);
     f.observed.push_back(foreseenFailure(*rule));
-    if (!path.empty()) {
-      Frame frame;
-      frame.file = path;
-      frame.line = static_cast<int>(anchorLine + 1);
-      frame.source = source;
-      frame.logLine = anchorLine;
-      frame.user = true;
-      f.userFrame = frame;
-    }
+    f.userFrame = frameAt(path, source, f.evidence.front().line);
     out.push_back(std::move(f));
   };
   // torch's GradScaler, with an optimizer over X.parameters() where X is cast to float16.
@@ -287,10 +286,7 @@ void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t
       if (!receiver) continue;
       auto cast = float16CastOf(text, lines, *receiver);
       if (!cast) continue;
-      size_t line = lines.lineOf(scaler->nameBegin);
-      size_t end = scaler->closed && lines.lineOf(scaler->closeParen) == line ? scaler->closeParen + 1 - lines.starts[line]
-                                                                              : lineText(text, lines, line).size();
-      add(line, scaler->nameBegin - lines.starts[line], end, *receiver, *cast,
+      add(*scaler, *receiver, *cast,
           scaler->name + "() unscales their float16 gradients at the first step, which it refuses");
       return;
     }
@@ -311,10 +307,7 @@ void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t
     if (model.empty() || !RE2::FullMatch(model, name)) continue;
     auto cast = float16CastOf(text, lines, model);
     if (!cast) continue;
-    size_t line = lines.lineOf(call.nameBegin);
-    size_t end = call.closed && lines.lineOf(call.closeParen) == line ? call.closeParen + 1 - lines.starts[line]
-                                                                      : lineText(text, lines, line).size();
-    add(line, call.nameBegin - lines.starts[line], end, model, *cast,
+    add(call, model, *cast,
         call.name + "(...) with fp16=True trains it with a GradScaler, which refuses float16 gradients at the first step");
     return;
   }
