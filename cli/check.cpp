@@ -95,7 +95,7 @@ int runCheck(const std::vector<std::string>& args) {
       paths.push_back(a);
     }
   }
-  if (format != "text" && format != "json" && format != "markdown" && format != "sarif")
+  if (!knownFormat(format))
     return usageError("unknown format '" + format + "' (expected text, json, markdown or sarif)");
   if (color != "auto" && color != "always" && color != "never") return usageError("--color takes auto, always or never");
   if (paths.empty()) paths.push_back(".");
@@ -138,17 +138,7 @@ int runCheck(const std::vector<std::string>& args) {
     }
   }
 
-  core::ReportInput report{diagnosis, plans};
-  if (format == "json") std::cout << core::renderJson(report);
-  else if (format == "sarif") std::cout << core::renderSarif(report);
-  else if (format == "markdown") std::cout << core::renderMarkdown(report);
-  else {
-    core::TextOptions text;
-    text.color = color == "always" || (color == "auto" && isTerminal(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-    text.showDiff = fix;
-    std::cout << core::renderText(report, text);
-  }
-  std::cout.flush();
+  printReport(core::ReportInput{diagnosis, plans}, format, color, fix);
   if (apply && !io::applyPlans(plans, std::cerr, false)) return kExitUsage;
   return diagnosis.findings.empty() ? kExitClean : kExitFound;
 }

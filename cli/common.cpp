@@ -3,12 +3,30 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 namespace denpex::cli {
 
 bool isTerminal(int fd) { return ::isatty(fd) == 1; }
+
+bool knownFormat(const std::string& format) {
+  return format == "text" || format == "json" || format == "markdown" || format == "sarif";
+}
+
+void printReport(const core::ReportInput& report, const std::string& format, const std::string& color, bool showDiff) {
+  if (format == "json") std::cout << core::renderJson(report);
+  else if (format == "sarif") std::cout << core::renderSarif(report);
+  else if (format == "markdown") std::cout << core::renderMarkdown(report);
+  else {
+    core::TextOptions text;
+    text.color = color == "always" || (color == "auto" && isTerminal(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+    text.showDiff = showDiff;
+    std::cout << core::renderText(report, text);
+  }
+  std::cout.flush();
+}
 
 io::LoadedRules loadRules(const std::vector<std::string>& extraDirs, bool builtin) {
   io::RuleLoadOptions options;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/render/report.h"
 #include "io/rule_dirs.h"
 
 namespace denpex::cli {
@@ -23,6 +24,13 @@ io::LoadedRules loadRules(const std::vector<std::string>& extraDirs, bool builti
 void reportRuleFolders(const io::LoadedRules& load, const std::vector<std::string>& extraDirs);
 
 bool isTerminal(int fd);
+
+// The report formats `diagnose` and `check` print, and whether `format` is one of them.
+bool knownFormat(const std::string& format);
+// Prints the report to stdout in `format` (text, json, markdown or sarif); the text report in
+// colour when `color` says so (auto: a terminal without NO_COLOR), with the fixes' diffs when
+// `showDiff`.
+void printReport(const core::ReportInput& report, const std::string& format, const std::string& color, bool showDiff);
 
 int runDiagnose(const std::vector<std::string>& args);
 int runCheck(const std::vector<std::string>& args);

@@ -113,7 +113,7 @@ int runDiagnose(const std::vector<std::string>& args) {
       opt.paths.push_back(a);
     }
   }
-  if (opt.format != "text" && opt.format != "json" && opt.format != "markdown" && opt.format != "sarif")
+  if (!knownFormat(opt.format))
     return usageError("unknown format '" + opt.format + "' (expected text, json, markdown or sarif)");
   if (opt.color != "auto" && opt.color != "always" && opt.color != "never")
     return usageError("--color takes auto, always or never");
@@ -187,17 +187,7 @@ int runDiagnose(const std::vector<std::string>& args) {
   std::vector<std::vector<core::FixPlan>> plans(diagnosis.findings.size());
   io::WorkspaceSources sources(std::move(where));
   for (size_t i = 0; i < diagnosis.findings.size(); ++i) plans[i] = core::planFixes(diagnosis.findings[i], sources);
-  core::ReportInput report{diagnosis, plans};
-  if (opt.format == "json") std::cout << core::renderJson(report);
-  else if (opt.format == "sarif") std::cout << core::renderSarif(report);
-  else if (opt.format == "markdown") std::cout << core::renderMarkdown(report);
-  else {
-    core::TextOptions text;
-    text.color = opt.color == "always" || (opt.color == "auto" && isTerminal(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-    text.showDiff = opt.fix;
-    std::cout << core::renderText(report, text);
-  }
-  std::cout.flush();
+  printReport(core::ReportInput{diagnosis, plans}, opt.format, opt.color, opt.fix);
   if (opt.apply) {
     if (!io::applyPlans(plans, std::cerr, opt.allowOutside)) return kExitUsage;
   }

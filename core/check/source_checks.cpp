@@ -121,15 +121,26 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
   return std::nullopt;
 }
 
-bool usesGradScaler(const PythonImports& imports, std::string_view text) {
-  for (const auto& call : findPythonCalls(text, {"GradScaler"})) {
-    auto q = resolvePythonName(imports, call.name);
-    if (q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" || *q == "torch.GradScaler" ||
-              *q == "torch.cpu.amp.GradScaler"))
-      return true;
+// A script read once for every check: its text, what its names are bound to, its line starts,
+// and its GradScalers (calls that resolve to torch's).
+struct Script {
+  std::string_view text;
+  uint32_t source = 0;
+  std::string path;
+  PythonImports imports;
+  Lines lines;
+  std::vector<PythonCall> scalers;
+
+  Script(std::string_view t, uint32_t s, std::string p)
+      : text(t), source(s), path(std::move(p)), imports(findPythonImports(t)), lines(t) {
+    for (auto& call : findPythonCalls(text, {"GradScaler"})) {
+      auto q = resolvePythonName(imports, call.name);
+      if (q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" || *q == "torch.GradScaler" ||
+                *q == "torch.cpu.amp.GradScaler"))
+        scalers.push_back(std::move(call));
+    }
   }
-  return false;
-}
+};
 
 std::shared_ptr<const Rule> ruleById(const RuleSet& rules, std::string_view id) {
   for (const auto& r : rules.rules())
@@ -189,15 +200,13 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
 
 // The seed failure: an Adam-family optimizer over parameters the script casts to float16, with
 // an eps that is 0 in float16 (the default 1e-8 included).
-void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t source, const std::string& path,
-                       std::vector<Finding>& out) {
+void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
   auto rule = ruleById(rules, "adamw-eps-fp16-underflow");
   if (!rule) return;
-  PythonImports imports = findPythonImports(text);
+  const auto& [text, source, path, imports, lines, scalers] = script;
   // With GradScaler the run stops earlier, at its first step ("Attempting to unscale FP16
   // gradients"): that is another failure, not this one.
-  if (usesGradScaler(imports, text)) return;
-  Lines lines(text);
+  if (!scalers.empty()) return;
   for (const auto& call : findPythonCalls(text, {"AdamW", "Adam"})) {
     auto q = resolvePythonName(imports, call.name);
     if (!q || (*q != "torch.optim.AdamW" && *q != "torch.optim.Adam")) continue;
@@ -251,12 +260,10 @@ void adamwEpsUnderflow(std::string_view text, const RuleSet& rules, uint32_t sou
 
 // GradScaler over float16 parameters: `scaler.step()` (or the Trainer with fp16=True, which
 // makes one) refuses to unscale float16 gradients at the first optimizer step.
-void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t source, const std::string& path,
-                           std::vector<Finding>& out) {
+void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
   auto rule = ruleById(rules, "grad-scaler-fp16-params");
   if (!rule) return;
-  PythonImports imports = findPythonImports(text);
-  Lines lines(text);
+  const auto& [text, source, path, imports, lines, scalers] = script;
   auto add = [&](const PythonCall& at, const std::string& receiver, const Cast& cast, const std::string& how) {
     Finding f;
     f.rule = rule;
@@ -269,13 +276,11 @@ void gradScalerOverFloat16(std::string_view text, const RuleSet& rules, uint32_t
     out.push_back(std::move(f));
   };
   // torch's GradScaler, with an optimizer over X.parameters() where X is cast to float16.
-  std::optional<PythonCall> scaler;
-  for (const auto& call : findPythonCalls(text, {"GradScaler"})) {
-    auto q = resolvePythonName(imports, call.name);
-    if (!q || (*q != "torch.cuda.amp.GradScaler" && *q != "torch.amp.GradScaler" && *q != "torch.GradScaler")) continue;
+  const PythonCall* scaler = nullptr;
+  for (const auto& call : scalers) {
     std::string_view enabled = keywordValue(text, call, "enabled");
     if (!enabled.empty() && enabled != "True") continue;  // off, or decided at run time
-    scaler = call;
+    scaler = &call;
     break;
   }
   if (scaler) {
@@ -320,8 +325,9 @@ std::string foreseenFailure(const Rule& rule) { return "this configuration fails
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source,
                                        const std::string& path) {
   std::vector<Finding> out;
-  adamwEpsUnderflow(text, rules, source, path, out);
-  gradScalerOverFloat16(text, rules, source, path, out);
+  const Script script(text, source, path);
+  adamwEpsUnderflow(script, rules, out);
+  gradScalerOverFloat16(script, rules, out);
   return out;
 }
 
