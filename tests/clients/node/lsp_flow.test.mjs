@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -79,6 +79,56 @@ test('diagnose, hover and quick fix through vscode-languageserver-protocol', asy
     const explained = await connection.sendRequest(ExecuteCommandRequest.type, { command: 'denpex.explain', arguments: ['adamw-eps-fp16-underflow'] });
     assert.match(explained, /## How to confirm/);
 
+    await connection.sendRequest(ShutdownRequest.type);
+    const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+    await connection.sendNotification(ExitNotification.type);
+    assert.equal(await exited, 0);
+    connection.dispose();
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+// The recorded 4-rank seed failure (tests/distributed/seed-tee) through the real server binary:
+// the eps finding leads, names rank 2, and its quick fix edits the script the traceback names.
+test('the recorded multi-rank seed failure gets the eps fix over stdio', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'denpex-node-'));
+  try {
+    mkdirSync(join(work, 'examples/distributed'), { recursive: true });
+    cpSync(join(source, 'examples/distributed/seed_worker.py'), join(work, 'examples/distributed/seed_worker.py'));
+    cpSync(join(source, 'tests/distributed/seed-tee/torchrun.log'), join(work, 'torchrun.log'));
+    const child = spawn(binary, ['lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    const published = new Promise((resolveDiagnostics) => {
+      connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
+        if (p.uri.endsWith('/torchrun.log') && p.diagnostics.length > 0) resolveDiagnostics(p);
+      });
+    });
+    connection.listen();
+    const rootUri = pathToFileURL(work).href;
+    await connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: 'ws' }],
+      capabilities: { workspace: { workspaceEdit: { documentChanges: true } } },
+    });
+    await connection.sendNotification(InitializedNotification.type, {});
+    const logUri = pathToFileURL(join(work, 'torchrun.log')).href;
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: logUri, languageId: 'log', version: 1, text: readFileSync(join(work, 'torchrun.log'), 'utf8') },
+    });
+    const { diagnostics } = await published;
+    assert.deepEqual(diagnostics.map((x) => x.code), ['adamw-eps-fp16-underflow', 'nan-loss', 'gloo-connection-closed', 'torchrun-child-failed']);
+    const [d] = diagnostics;
+    assert.match(d.message, /\[rank 2 failed first\]/);
+    const actions = await connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri: logUri }, range: d.range, context: { diagnostics: [d] },
+    });
+    assert.equal(actions.length, 1);
+    const [change] = actions[0].edit.documentChanges;
+    const script = join(work, 'examples/distributed/seed_worker.py');
+    assert.equal(change.textDocument.uri, pathToFileURL(script).href);
+    writeFileSync(script, applyEdits(readFileSync(script, 'utf8'), change.edits));
+    assert.match(readFileSync(script, 'utf8'), /optimizer = torch\.optim\.AdamW\(params, lr=1e-2, eps=1e-5\)\n/);
+    execFileSync('python3', ['-m', 'py_compile', script]);
     await connection.sendRequest(ShutdownRequest.type);
     const exited = new Promise((r) => child.on('exit', (code) => r(code)));
     await connection.sendNotification(ExitNotification.type);
