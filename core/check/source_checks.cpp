@@ -203,10 +203,14 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
 void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
   auto rule = ruleById(rules, "adamw-eps-fp16-underflow");
   if (!rule) return;
-  const auto& [text, source, path, imports, lines, scalers] = script;
+  std::string_view text = script.text;
+  const uint32_t source = script.source;
+  const std::string& path = script.path;
+  const PythonImports& imports = script.imports;
+  const Lines& lines = script.lines;
   // With GradScaler the run stops earlier, at its first step ("Attempting to unscale FP16
   // gradients"): that is another failure, not this one.
-  if (!scalers.empty()) return;
+  if (!script.scalers.empty()) return;
   for (const auto& call : findPythonCalls(text, {"AdamW", "Adam"})) {
     auto q = resolvePythonName(imports, call.name);
     if (!q || (*q != "torch.optim.AdamW" && *q != "torch.optim.Adam")) continue;
@@ -263,7 +267,11 @@ void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<F
 void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
   auto rule = ruleById(rules, "grad-scaler-fp16-params");
   if (!rule) return;
-  const auto& [text, source, path, imports, lines, scalers] = script;
+  std::string_view text = script.text;
+  const uint32_t source = script.source;
+  const std::string& path = script.path;
+  const PythonImports& imports = script.imports;
+  const Lines& lines = script.lines;
   auto add = [&](const PythonCall& at, const std::string& receiver, const Cast& cast, const std::string& how) {
     Finding f;
     f.rule = rule;
@@ -277,7 +285,7 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
   };
   // torch's GradScaler, with an optimizer over X.parameters() where X is cast to float16.
   const PythonCall* scaler = nullptr;
-  for (const auto& call : scalers) {
+  for (const auto& call : script.scalers) {
     std::string_view enabled = keywordValue(text, call, "enabled");
     if (!enabled.empty() && enabled != "True") continue;  // off, or decided at run time
     scaler = &call;
