@@ -66,7 +66,7 @@ ms() {
     echo $(((t1 - t0) / 1000))
   done | sort -n | head -1 | awk '{printf "%.1f", $1 / 1000}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 0.001)}'; }
+ratio() { [[ $1 != - && $2 != - ]] || { echo -; return; }; awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 0.001)}'; }
 
 bytes=$(stat -c %s "$work/big.log")
 read -r t_dx m_dx < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/big.log")
@@ -74,6 +74,9 @@ read -r t_grep _ < <(best "$runs" grep -c -E -f "$work/patterns.txt" "$work/big.
 read -r t_rg _ < <(best "$runs" rg -c -f "$work/patterns.txt" "$work/big.log")
 # cat to /dev/null, as the issue measured it (GNU cat then copies in the kernel).
 read -r t_cat _ < <(best "$runs" sh -c "cat '$work/big.log' > /dev/null")
+# The floor: the Vectorscan pass alone (bench/scan_floor.cpp), every line, every core, nothing else.
+t_floor=-
+if [[ -x build/scan_floor ]]; then read -r t_floor _ < <(build/scan_floor "$work/big.log" "$runs"); fi
 read -r t_half _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/half.log")
 read -r t_twins _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log")
 read -r t_one _ < <(best 1 --diagnosis "$denpex" diagnose --format json --threads 1 "$work/big.log")
@@ -98,6 +101,8 @@ echo "| cat > /dev/null | ${t_cat} s | |"
 echo "| denpex / grep | $(ratio "$t_dx" "$t_grep") | <= 1.0 |"
 echo "| denpex / rg | $(ratio "$t_dx" "$t_rg") | < 1.0 |"
 echo "| denpex / cat | $(ratio "$t_dx" "$t_cat") | <= 4 |"
+echo "| the Vectorscan pass alone (all cores, no parse, no RE2) | ${t_floor} s | |"
+echo "| that pass alone / cat (the floor under denpex / cat) | $(ratio "$t_floor" "$t_cat") | |"
 echo "| denpex, one thread / all cores | $(ratio "$t_one" "$t_dx") | |"
 echo "| parallel and serial JSON | ${same} | identical |"
 echo "| log twice as long / once (linear: 2.0) | $(ratio "$t_dx" "$t_half") | 2.0 |"
