@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
-targets=(lsp_messages log_lines rule_files python_edit json_spans)
+targets=(lsp_messages parse_message log_lines rule_files python_edit json_spans)
 scripts/configure-asan.sh
 cmake --build build-asan -j "${DENPEX_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 mkdir -p build-asan/findings

@@ -1,7 +1,5 @@
-// simdjson for big message bodies, nlohmann for the rest (see parse.h).
+// Big strings read here, everything else by nlohmann's parser (see parse.h).
 #include "lsp/protocol/parse.h"
-
-#include <simdjson.h>
 
 #include <cstdint>
 #include <cstring>
@@ -10,11 +8,6 @@
 
 namespace denpex::lsp {
 namespace {
-
-// Bodies from this size on are worth simdjson's set-up; strings from this size on are unescaped
-// here, straight from the message, so that simdjson's own string buffer is never written (its
-// pages then cost no memory): a 100 MB text is held once by the message and once as a string.
-constexpr size_t kFastFrom = 256 * 1024;
 
 int hexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -108,125 +101,146 @@ std::optional<size_t> unescapeTo(char* dst, std::string_view in) {
   return n;
 }
 
-// A big string found while converting: where it goes in the result, and its token's contents.
-struct BigString {
-  json::json_pointer at;
-  std::string_view contents;
-};
-
-using simdjson::ondemand::json_type;
-
-bool convert(simdjson::ondemand::value v, json& out, int depth, const json::json_pointer& at, std::vector<BigString>& bigs) {
-  if (depth > static_cast<int>(kMaxMessageDepth)) return false;  // deeper input goes to the depth check before nlohmann
-  json_type type;
-  if (v.type().get(type) != simdjson::SUCCESS) return false;
-  switch (type) {
-    case json_type::object: {
-      simdjson::ondemand::object object;
-      if (v.get_object().get(object) != simdjson::SUCCESS) return false;
-      out = json::object();
-      for (auto field : object) {
-        std::string_view key;
-        simdjson::ondemand::value value;
-        if (field.unescaped_key().get(key) != simdjson::SUCCESS || field.value().get(value) != simdjson::SUCCESS) return false;
-        std::string name(key);
-        if (!convert(value, out[name], depth + 1, at / name, bigs)) return false;
-      }
-      return true;
-    }
-    case json_type::array: {
-      simdjson::ondemand::array array;
-      if (v.get_array().get(array) != simdjson::SUCCESS) return false;
-      out = json::array();
-      for (auto item : array) {
-        simdjson::ondemand::value value;
-        if (item.get(value) != simdjson::SUCCESS) return false;
-        out.push_back(json());
-        if (!convert(value, out.back(), depth + 1, at / (out.size() - 1), bigs)) return false;
-      }
-      return true;
-    }
-    case json_type::string: {
-      std::string_view raw = v.raw_json_token();
-      while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
-        raw.remove_suffix(1);
-      if (raw.size() >= kFastFrom && raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
-        bigs.push_back({at, raw.substr(1, raw.size() - 2)});  // unescaped once the walk is over
-        out = std::string();
-        return true;
-      }
-      std::string_view s;
-      if (v.get_string().get(s) != simdjson::SUCCESS) return false;
-      out = std::string(s);
-      return true;
-    }
-    case json_type::number: {
-      simdjson::ondemand::number_type kind;
-      if (v.get_number_type().get(kind) != simdjson::SUCCESS) return false;
-      if (kind == simdjson::ondemand::number_type::signed_integer) {
-        int64_t n = 0;
-        if (v.get_int64().get(n) != simdjson::SUCCESS) return false;
-        out = n;
-      } else if (kind == simdjson::ondemand::number_type::unsigned_integer) {
-        uint64_t n = 0;
-        if (v.get_uint64().get(n) != simdjson::SUCCESS) return false;
-        out = n;
+// Whether a string token's raw bytes are what JSON allows between quotes: UTF-8 (no overlong
+// forms, no surrogates, nothing past U+10FFFF) and no control character. nlohmann's parser
+// checks the same of the strings it reads; the big ones are checked here instead.
+bool validStringBytes(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      // A byte under 0x20 (the classic "has a byte less than n" test) or from 0x80 on.
+      if ((((w - kOnes * 0x20) & ~w) | w) & kHighs) {
+        // fall through: one byte at a time until the next clean word
       } else {
-        double d = 0;
-        if (v.get_double().get(d) != simdjson::SUCCESS) return false;
-        out = d;
+        i += 8;
+        continue;
       }
-      return true;
     }
-    case json_type::boolean: {
-      bool b = false;
-      if (v.get_bool().get(b) != simdjson::SUCCESS) return false;
-      out = b;
-      return true;
+    unsigned char c = p[i];
+    if (c < 0x20) return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
     }
-    case json_type::null:
-      out = nullptr;
-      return true;
+    auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+      return i + k < n && p[i + k] >= lo && p[i + k] <= hi;
+    };
+    size_t len;
+    if (c >= 0xC2 && c <= 0xDF) len = cont(1) ? 2 : 0;
+    else if (c == 0xE0) len = cont(1, 0xA0) && cont(2) ? 3 : 0;
+    else if (c == 0xED) len = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
+    else if (c >= 0xE1 && c <= 0xEF) len = cont(1) && cont(2) ? 3 : 0;
+    else if (c == 0xF0) len = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    else if (c >= 0xF1 && c <= 0xF3) len = cont(1) && cont(2) && cont(3) ? 4 : 0;
+    else if (c == 0xF4) len = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    else len = 0;
+    if (len == 0) return false;
+    i += len;
   }
-  return false;
+  return true;
 }
 
-std::optional<json> parseFast(std::string& body) {
-  // simdjson reads a few bytes past the end: the transport leaves room for them (a copy of the
-  // string happens only when it did not).
-  size_t size = body.size();
-  body.reserve(size + simdjson::SIMDJSON_PADDING);
-  json out;
-  std::vector<BigString> bigs;
-  {
-    // A parser per message: its buffers go when the message is read.
-    simdjson::ondemand::parser parser;
-    simdjson::ondemand::document doc;
-    if (parser.iterate(body.data(), size, body.capacity()).get(doc) != simdjson::SUCCESS) return std::nullopt;
-    simdjson::ondemand::value root;
-    if (doc.get_value().get(root) != simdjson::SUCCESS || !convert(root, out, 0, json::json_pointer(), bigs))
-      return std::nullopt;
+// Where a string token that starts at `open` (its quote) ends: the next quote not escaped by
+// an odd run of backslashes. npos when it never ends.
+size_t stringEnd(std::string_view body, size_t open) {
+  size_t from = open + 1;
+  while (from < body.size()) {
+    const void* q = std::memchr(body.data() + from, '"', body.size() - from);
+    if (!q) return std::string_view::npos;
+    size_t at = static_cast<size_t>(static_cast<const char*>(q) - body.data());
+    size_t slashes = 0;
+    while (at - slashes > open + 1 && body[at - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) return at;
+    from = at + 1;
   }
-  if (bigs.empty()) return out;
+  return std::string_view::npos;
+}
+
+// The marker a big string leaves in the small remainder: a string nlohmann reads as NUL then
+// the big string's number. A message whose own small strings hold "\u0000" is not taken apart.
+std::string marker(size_t k) { return "\"\\u0000" + std::to_string(k) + "\""; }
+
+// The strings of `v` that are markers, by number; false when one is missing or repeated.
+bool findMarkers(json& v, std::vector<json*>& found, int depth) {
+  if (depth > static_cast<int>(kMaxMessageDepth)) return false;
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() < 2 || s[0] != '\0') return true;
+    size_t k = 0;
+    for (size_t i = 1; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9' || k > found.size()) return false;
+      k = k * 10 + static_cast<size_t>(s[i] - '0');
+    }
+    if (k >= found.size() || found[k]) return false;
+    found[k] = &v;
+    return true;
+  }
+  if (v.is_object() || v.is_array()) {
+    for (auto& item : v)
+      if (!findMarkers(item, found, depth + 1)) return false;
+  }
+  return true;
+}
+
+// A big body: its big string tokens are taken out, each leaving a marker; nlohmann's parser
+// reads the small remainder; each big string is checked, unescaped and put where its marker
+// is. nullopt for anything unusual (malformed text above all): the caller then parses the whole
+// body with nlohmann's parser, whose errors are the ones reported.
+std::optional<json> parseFast(std::string& body, size_t bigFrom) {
+  std::string_view all(body);
+  std::string rest;  // the body without its big strings
+  std::vector<std::string_view> bigs;  // their tokens' contents, in order
+  size_t copied = 0, at = 0;
+  auto keep = [&](size_t upTo) {
+    std::string_view piece = all.substr(copied, upTo - copied);
+    if (piece.find("\\u0000") != std::string_view::npos) return false;  // could read as a marker
+    rest.append(piece);
+    return true;
+  };
+  while (at < all.size()) {
+    const void* q = std::memchr(all.data() + at, '"', all.size() - at);
+    if (!q) break;
+    size_t open = static_cast<size_t>(static_cast<const char*>(q) - all.data());
+    size_t close = stringEnd(all, open);
+    if (close == std::string_view::npos) return std::nullopt;
+    if (close - open - 1 >= bigFrom) {
+      if (!keep(open)) return std::nullopt;
+      rest += marker(bigs.size());
+      bigs.push_back(all.substr(open + 1, close - open - 1));
+      copied = close + 1;
+    }
+    at = close + 1;
+  }
+  if (bigs.empty() || !keep(all.size())) return std::nullopt;
+  for (auto big : bigs)
+    if (!validStringBytes(big) || !unescapeTo(nullptr, big)) return std::nullopt;
+  if (jsonDepth(rest) > kMaxMessageDepth) return std::nullopt;
+  json out = json::parse(rest, nullptr, false);
+  if (out.is_discarded()) return std::nullopt;
+  std::vector<json*> slots(bigs.size(), nullptr);
+  if (!findMarkers(out, slots, 0)) return std::nullopt;
+  for (json* slot : slots)
+    if (!slot) return std::nullopt;
   // The biggest string becomes the message's own buffer, unescaped in place and moved: a 100 MB
   // document text is never copied (and keeps the room the transport gave it to grow). Others,
   // if any, are copied first, while the message is still intact.
   size_t biggest = 0;
   for (size_t k = 1; k < bigs.size(); ++k)
-    if (bigs[k].contents.size() > bigs[biggest].contents.size()) biggest = k;
+    if (bigs[k].size() > bigs[biggest].size()) biggest = k;
   for (size_t k = 0; k < bigs.size(); ++k) {
     if (k == biggest) continue;
-    std::string copy(bigs[k].contents.size(), '\0');
-    auto n = unescapeTo(copy.data(), bigs[k].contents);
-    if (!n) return std::nullopt;
-    copy.resize(*n);
-    out[bigs[k].at] = std::move(copy);
+    std::string copy(bigs[k].size(), '\0');
+    copy.resize(*unescapeTo(copy.data(), bigs[k]));
+    *slots[k] = std::move(copy);
   }
-  std::string_view contents = bigs[biggest].contents;
-  if (!unescapeTo(nullptr, contents)) return std::nullopt;  // checked before the message is overwritten
-  auto n = unescapeTo(body.data(), contents);
-  body.resize(*n);
-  out[bigs[biggest].at] = std::move(body);
+  size_t n = *unescapeTo(body.data(), bigs[biggest]);
+  body.resize(n);
+  *slots[biggest] = std::move(body);
   return out;
 }
 
@@ -249,9 +263,9 @@ size_t jsonDepth(std::string_view text) {
   return deepest;
 }
 
-json parseMessage(std::string& body) {
-  if (body.size() >= kFastFrom) {
-    if (auto fast = parseFast(body)) return std::move(*fast);
+json parseMessage(std::string& body, size_t bigFrom) {
+  if (body.size() >= bigFrom) {
+    if (auto fast = parseFast(body, bigFrom)) return std::move(*fast);
   }
   // nlohmann's parser has no depth limit, and copying or printing a deep value recurses.
   if (size_t depth = jsonDepth(body); depth > kMaxMessageDepth)

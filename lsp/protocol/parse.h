@@ -1,6 +1,7 @@
-// Reading a message body into JSON. A big body (a 100 MB log opened in the editor) is parsed with
-// simdjson, several times faster than nlohmann's parser, and converted; a small one, or one
-// simdjson refuses, goes to nlohmann's parser, so errors read the same as ever.
+// Reading a message body into JSON. In a big body (a 100 MB log opened in the editor) the big
+// strings are found by their quotes, checked and unescaped in place, many times faster than
+// nlohmann's parser reads them, and nlohmann's parser reads the rest; a small body, or a big one
+// that is malformed or unusual, goes to nlohmann's parser whole, so errors read the same as ever.
 #pragma once
 
 #include <stdexcept>
@@ -19,9 +20,14 @@ struct MessageTooDeep : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Strings from this size on are read in place: nlohmann's parser would read them a byte at a
+// time into a buffer of its own, and a 100 MB text would then be held twice over.
+constexpr size_t kBigStringFrom = 256 * 1024;
+
 // Throws json::exception (nlohmann's) for malformed text, MessageTooDeep for one nested too
-// deep. `body` may gain capacity (padding).
-json parseMessage(std::string& body);
+// deep. A big `body` may be taken over by the result (its biggest string). `bigFrom` is for
+// the tests and the fuzzer, which try the fast path on small messages.
+json parseMessage(std::string& body, size_t bigFrom = kBigStringFrom);
 
 // How deep arrays and objects nest in JSON text (strings skipped); no more than a scan.
 size_t jsonDepth(std::string_view text);

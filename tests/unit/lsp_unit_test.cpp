@@ -323,7 +323,7 @@ TEST(Settings, MergeAndValidation) {
 namespace denpex::lsp {
 namespace {
 
-// Big messages take the fast path (simdjson, big strings unescaped in place): the same JSON as
+// Big messages take the fast path (big strings read and unescaped in place): the same JSON as
 // nlohmann's parser gives, and its errors for malformed ones.
 TEST(ParseMessage, BigMessagesReadTheSameAsWithNlohmann) {
   std::string text;
@@ -345,6 +345,7 @@ TEST(ParseMessage, BigMessagesReadTheSameAsWithNlohmann) {
       json expected = json::parse(*b);
       std::string copy = *b;
       EXPECT_EQ(parseMessage(copy), expected);
+      EXPECT_TRUE(copy.empty());  // the fast path took the buffer over
     }
   }
   // Malformed: nlohmann's errors, never a half-read message.
@@ -354,6 +355,34 @@ TEST(ParseMessage, BigMessagesReadTheSameAsWithNlohmann) {
   EXPECT_THROW(parseMessage(lone), json::exception);
   std::string cut = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a');
   EXPECT_THROW(parseMessage(cut), json::exception);
+  // Bytes JSON does not allow in a string: a raw control character, bytes that are not UTF-8
+  // (a stray continuation byte, an overlong form, an encoded surrogate, a sequence cut short).
+  for (std::string raw : {"\x01", "\x80", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"}) {
+    std::string body = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + raw + R"("}})";
+    EXPECT_THROW(parseMessage(body), json::exception) << "raw bytes of length " << raw.size();
+  }
+  std::string unclosed = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + R"("})";
+  EXPECT_THROW(parseMessage(unclosed), json::exception);
+}
+
+// The fast path's own devices never show: a small string that looks like its marker, a big
+// string as a key, a big string ending in escaped backslashes, several big strings.
+TEST(ParseMessage, BigMessagesWithUnusualShapes) {
+  std::string big(300 * 1024, 'b');
+  std::vector<json> messages = {
+      {{"a", std::string(1, '\0') + "0"}, {"text", big}},
+      {{big, 1}, {"text", big + "x"}},
+      {{"text", big + "\\\\"}, {"after", "\"quoted\\"}},
+      {{"one", big}, {"two", json::array({big + "2", {{"three", big + "3"}}})}, {"n", 7}},
+  };
+  // The fast path hands the message's buffer to the biggest string (the body is left empty); the
+  // first two go to nlohmann's parser whole.
+  const bool fast[] = {false, false, true, true};
+  for (size_t i = 0; i < messages.size(); ++i) {
+    std::string body = messages[i].dump();
+    EXPECT_EQ(parseMessage(body), messages[i]) << i;
+    EXPECT_EQ(body.empty(), fast[i]) << i;
+  }
 }
 
 }  // namespace
