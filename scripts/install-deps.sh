@@ -6,7 +6,6 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libre2-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
   libvectorscan-dev  # one multi-pattern pass over a block of log lines (big logs)
-  libsimdjson-dev    # the language server parses big messages (a log opened in the editor) with it
   libboost-dev libboost-filesystem-dev
   libgtest-dev
   python3            # the tests check that edited Python still compiles (py_compile)
