@@ -91,10 +91,13 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
   // receiver = ....half() / .to(torch.float16) / from_pretrained(..., torch_dtype=torch.float16)
   const RE2 assigned("^\\s*" + r + R"(\s*=[^=].*?(\.\s*half\s*\(\s*\)\s*(?:\.|$)|\.\s*to\s*\([^)]*)" + fp16 +
                      R"(|\btorch_dtype\s*=\s*(?:)" + fp16 + R"(|['"](?:float16|fp16|half)['"])))");
+  // A quantized load (8-bit, 4-bit) with float16 for the rest: trained through adapters, whose
+  // weights peft keeps in float32, never as float16 parameters.
+  static const RE2 quantized(R"(\b(?:load_in_8bit|load_in_4bit|quantization_config)\b)");
   for (size_t line = 0; line < lines.starts.size(); ++line) {
     std::string code = codeOf(lineText(text, lines, line));
     re2::StringPiece m;
-    if (RE2::PartialMatch(code, onIt, &m) || RE2::PartialMatch(code, assigned, &m)) {
+    if (RE2::PartialMatch(code, onIt, &m) || (RE2::PartialMatch(code, assigned, &m) && !RE2::PartialMatch(code, quantized))) {
       Cast c;
       c.line = line;
       c.begin = static_cast<size_t>(m.data() - code.data());
@@ -110,6 +113,10 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
     std::string_view before = lineText(text, lines, line).substr(0, call.nameBegin - lines.starts[line]);
     size_t dot = before.find_last_of("=");
     if (dot == std::string_view::npos || !RE2::FullMatch(before.substr(0, dot + 1), target)) continue;
+    if (std::any_of(call.args.begin(), call.args.end(), [](const CallArgument& a) {
+          return a.keyword == "load_in_8bit" || a.keyword == "load_in_4bit" || a.keyword == "quantization_config";
+        }))
+      continue;
     for (const auto& a : call.args) {
       if (a.keyword != "torch_dtype") continue;
       std::string_view v = text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));
@@ -122,7 +129,7 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
 }
 
 // A script read once for every check: its text, what its names are bound to, its line starts,
-// and its GradScalers (calls that resolve to torch's).
+// its GradScalers (calls that resolve to torch's), and the models it hands to peft.
 struct Script {
   std::string_view text;
   uint32_t source = 0;
@@ -130,6 +137,11 @@ struct Script {
   PythonImports imports;
   Lines lines;
   std::vector<PythonCall> scalers;
+  // Models given to peft (get_peft_model, prepare_model_for_kbit_training...): what trains is
+  // then their adapters, which peft keeps in float32 whatever the base model's dtype.
+  std::vector<std::string> adapted;
+  // Hugging Face's (or TRL's) TrainingArguments and Trainer calls.
+  std::vector<PythonCall> trainingArgs, trainers;
 
   Script(std::string_view t, uint32_t s, std::string p)
       : text(t), source(s), path(std::move(p)), imports(findPythonImports(t)), lines(t) {
@@ -139,6 +151,28 @@ struct Script {
                 *q == "torch.cpu.amp.GradScaler"))
         scalers.push_back(std::move(call));
     }
+    for (const auto& call : findPythonCalls(text, {"get_peft_model", "prepare_model_for_kbit_training",
+                                                   "prepare_model_for_int8_training", "from_pretrained"})) {
+      auto q = resolvePythonName(imports, call.name);
+      if (!q || q->rfind("peft.", 0) != 0 || call.args.empty() || !call.args[0].keyword.empty()) continue;
+      adapted.emplace_back(text::trim(text.substr(call.args[0].valueBegin, call.args[0].valueEnd - call.args[0].valueBegin)));
+    }
+    auto fromHuggingFace = [&](const PythonCall& call) {
+      auto q = resolvePythonName(imports, call.name);
+      return q && (q->rfind("transformers.", 0) == 0 || q->rfind("trl.", 0) == 0);
+    };
+    for (auto& call : findPythonCalls(text, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"}))
+      if (fromHuggingFace(call)) trainingArgs.push_back(std::move(call));
+    for (auto& call : findPythonCalls(text, {"Trainer", "Seq2SeqTrainer", "SFTTrainer"}))
+      if (fromHuggingFace(call)) trainers.push_back(std::move(call));
+  }
+  bool trainsAdapters(const std::string& model) const {
+    return std::find(adapted.begin(), adapted.end(), model) != adapted.end();
+  }
+  // Where `model`'s parameters are cast to float16, when they are the ones that train.
+  std::optional<Cast> float16Trained(const std::string& model) const {
+    if (trainsAdapters(model)) return std::nullopt;
+    return float16CastOf(text, lines, model);
   }
 };
 
@@ -177,6 +211,14 @@ std::optional<std::string> parametersOf(std::string_view text, const CallArgumen
   return receiver;
 }
 
+// The model a Trainer call trains: its `model=` argument, when that is a plain name.
+std::optional<std::string> trainedModel(std::string_view text, const PythonCall& trainer) {
+  static const RE2 name(R"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)");
+  std::string model(keywordValue(text, trainer, "model"));
+  if (model.empty() || !RE2::FullMatch(model, name)) return std::nullopt;
+  return model;
+}
+
 // The evidence of a call: its line, from its name to its ')' (or the line's end when the call
 // goes on over more lines).
 Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source, const PythonCall& call, const char* signal) {
@@ -196,6 +238,54 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
   frame.logLine = line;
   frame.user = true;
   return frame;
+}
+
+// The seed failure through the Hugging Face Trainer: a model cast to float16, trained by a
+// Trainer whose one TrainingArguments asks for neither fp16 nor bf16 mixed precision (either
+// would keep float32 master weights, or fail otherwise) and leaves the optimizer AdamW with an
+// adam_epsilon that is 0 in float16. The fix goes into TrainingArguments.
+void trainerEpsUnderflow(const Script& script, const std::shared_ptr<const Rule>& rule, std::vector<Finding>& out) {
+  std::string_view text = script.text;
+  if (script.trainingArgs.size() != 1) return;  // which one the Trainer gets is not in the source
+  const PythonCall& args = script.trainingArgs.front();
+  for (const auto& a : args.args)
+    if (a.star) return;  // **kwargs: what they hold is not known
+  for (const char* mixed : {"fp16", "bf16"}) {
+    std::string_view v = keywordValue(text, args, mixed);
+    if (!v.empty() && v != "False") return;
+  }
+  std::string_view optim = keywordValue(text, args, "optim");
+  if (!optim.empty() && optim != "\"adamw_torch\"" && optim != "'adamw_torch'" && optim != "\"adamw_hf\"" && optim != "'adamw_hf'")
+    return;
+  std::string_view epsText = keywordValue(text, args, "adam_epsilon");
+  double eps = kTorchAdamDefaultEps;
+  if (!epsText.empty()) {
+    auto v = floatLiteral(epsText);
+    if (!v) return;
+    eps = *v;
+  }
+  if (eps >= kZeroInFloat16) return;
+  for (const auto& trainer : script.trainers) {
+    if (!keywordValue(text, trainer, "optimizers").empty()) continue;  // an optimizer of the script's own
+    auto model = trainedModel(text, trainer);
+    if (!model) continue;
+    auto cast = script.float16Trained(*model);
+    if (!cast) continue;
+    Finding f;
+    f.rule = rule;
+    f.evidence.push_back(callEvidence(text, script.lines, script.source, args, "optimizer"));
+    f.evidence.push_back(evidenceAt(text, script.lines, script.source, cast->line, cast->begin, cast->end, "fp16"));
+    f.observed.push_back(*model + "'s parameters are float16 (line " + std::to_string(cast->line + 1) + ")");
+    f.observed.push_back(trainer.name + "(...) trains them with AdamW and " +
+                         (epsText.empty() ? std::string("the default adam_epsilon 1e-8") : "adam_epsilon=" + std::string(epsText)) +
+                         ", which is 0 in float16: the first steps divide by zero");
+    f.observed.push_back(foreseenFailure(*rule));
+    f.captures["eps"] = epsText.empty() ? "1e-08" : std::string(epsText);
+    f.confidence = 1.0;
+    f.userFrame = frameAt(script.path, script.source, f.evidence.front().line);
+    out.push_back(std::move(f));
+    return;
+  }
 }
 
 // The seed failure: an Adam-family optimizer over parameters the script casts to float16, with
@@ -245,7 +335,7 @@ void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<F
     if (value >= kZeroInFloat16) continue;
     auto receiver = parametersOf(text, *params);
     if (!receiver) continue;
-    auto cast = float16CastOf(text, lines, *receiver);
+    auto cast = script.float16Trained(*receiver);
     if (!cast) continue;
 
     Finding f;
@@ -260,6 +350,7 @@ void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<F
     f.userFrame = frameAt(path, source, f.evidence.front().line);
     out.push_back(std::move(f));
   }
+  trainerEpsUnderflow(script, rule, out);
 }
 
 // GradScaler over float16 parameters: `scaler.step()` (or the Trainer with fp16=True, which
@@ -297,7 +388,7 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
       if (!q || q->rfind("torch.optim.", 0) != 0 || call.args.empty() || call.args[0].star || !call.args[0].keyword.empty()) continue;
       auto receiver = parametersOf(text, call.args[0]);
       if (!receiver) continue;
-      auto cast = float16CastOf(text, lines, *receiver);
+      auto cast = script.float16Trained(*receiver);
       if (!cast) continue;
       add(*scaler, *receiver, *cast,
           scaler->name + "() unscales their float16 gradients at the first step, which it refuses");
@@ -305,22 +396,15 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
     }
   }
   // The Hugging Face Trainer with TrainingArguments(fp16=True) over a model loaded in float16.
-  bool fp16Args = false;
-  for (const auto& call : findPythonCalls(text, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"})) {
-    auto q = resolvePythonName(imports, call.name);
-    if (!q || (q->rfind("transformers.", 0) != 0 && q->rfind("trl.", 0) != 0)) continue;
-    if (keywordValue(text, call, "fp16") == "True") fp16Args = true;
-  }
+  bool fp16Args = std::any_of(script.trainingArgs.begin(), script.trainingArgs.end(),
+                              [&](const PythonCall& call) { return keywordValue(text, call, "fp16") == "True"; });
   if (!fp16Args) return;
-  for (const auto& call : findPythonCalls(text, {"Trainer", "Seq2SeqTrainer", "SFTTrainer"})) {
-    auto q = resolvePythonName(imports, call.name);
-    if (!q || (q->rfind("transformers.", 0) != 0 && q->rfind("trl.", 0) != 0)) continue;
-    std::string model(keywordValue(text, call, "model"));
-    static const RE2 name(R"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)");
-    if (model.empty() || !RE2::FullMatch(model, name)) continue;
-    auto cast = float16CastOf(text, lines, model);
+  for (const auto& call : script.trainers) {
+    auto model = trainedModel(text, call);
+    if (!model) continue;
+    auto cast = script.float16Trained(*model);
     if (!cast) continue;
-    add(call, model, *cast,
+    add(call, *model, *cast,
         call.name + "(...) with fp16=True trains it with a GradScaler, which refuses float16 gradients at the first step");
     return;
   }

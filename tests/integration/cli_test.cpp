@@ -270,6 +270,39 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   EXPECT_TRUE(contains(empty.err, "rules: a folder with no Python files")) << empty.err;
 }
 
+// Precision over recall, on real scripts: the working training scripts and configs of public
+// projects (tests/check_corpus/working, with their sources) get no finding; complete scripts
+// with the configurations of public issue threads (tests/check_corpus/positives) get exactly
+// theirs, and the Trainer's fix is applied where the eps goes.
+TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsAreFlagged) {
+  Result working = denpex({"check", "tests/check_corpus/working"}, kSource);
+  EXPECT_EQ(working.code, 0) << working.out << working.err;
+  EXPECT_TRUE(contains(working.out, "No known failure found")) << working.out;
+  Result positives = denpex({"check", "--format", "json", "tests/check_corpus/positives"}, kSource);
+  EXPECT_EQ(positives.code, 1) << positives.err;
+  auto j = nlohmann::json::parse(positives.out);
+  std::vector<std::string> where;
+  for (const auto& f : j["findings"])
+    where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" + std::to_string(f["evidence"][0]["line"].get<int>()) +
+                    " " + f["rule"].get<std::string>());
+  EXPECT_EQ(where, (std::vector<std::string>{
+                       "tests/check_corpus/positives/fp16_load_trainer_fp16.py:9 grad-scaler-fp16-params",
+                       "tests/check_corpus/positives/fp16_reward_model_trainer.py:8 adamw-eps-fp16-underflow",
+                       "tests/check_corpus/positives/half_model_grad_scaler.py:9 grad-scaler-fp16-params",
+                       "tests/check_corpus/positives/half_model_trainer_default_eps.py:18 adamw-eps-fp16-underflow",
+                   }))
+      << positives.out;
+
+  fs::copy_file(kSource / "tests/check_corpus/positives/half_model_trainer_default_eps.py", dir_ / "train.py",
+                fs::copy_options::overwrite_existing);  // the fixture project has a train.py of its own
+  Result fixed = denpex({"check", "--apply", "train.py"}, dir_);
+  EXPECT_EQ(fixed.code, 1) << fixed.err;
+  EXPECT_TRUE(contains(fixed.err, "applied 1 edit to train.py")) << fixed.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "train.py"), "    num_train_epochs=1,\n    adam_epsilon=1e-5,\n)\n")) << readAll(dir_ / "train.py");
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
+  EXPECT_EQ(denpex({"check", "train.py"}, dir_).code, 0);
+}
+
 // A log that names none of the user's files gets no edit, wherever look-alike calls are; the
 // user names the files to fix with --source FILE.
 TEST_F(ScratchProject, WithoutATracebackOnlyTheFilesTheUserNamesAreFixed) {

@@ -121,5 +121,51 @@ TEST_F(SourceChecks, AGradScalerOverFloat16ParametersIsFlaggedOnTheScaler) {
   EXPECT_EQ(trainer[0].evidence[1].line, 2u);  // from_pretrained(..., torch_dtype=torch.float16)
 }
 
+// The seed failure through the Trainer: a float16 model, no mixed precision, AdamW with the
+// default adam_epsilon; the evidence is TrainingArguments (where the fix goes) and the cast.
+TEST_F(SourceChecks, TheTrainersDefaultEpsilonOverAFloat16ModelIsFlaggedOnTrainingArguments) {
+  const std::string head = "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                           "model = AutoModelForCausalLM.from_pretrained('gpt2')\nmodel = model.half()\n";
+  auto found = check(head + "args = TrainingArguments(output_dir='out', learning_rate=2e-5)\n"
+                            "Trainer(model=model, args=args).train()\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "adamw-eps-fp16-underflow");
+  ASSERT_EQ(found[0].evidence.size(), 2u);
+  EXPECT_EQ(found[0].evidence[0].line, 4u);  // TrainingArguments(...)
+  EXPECT_EQ(found[0].evidence[1].line, 3u);  // model.half()
+  EXPECT_EQ(found[0].observed[1], "Trainer(...) trains them with AdamW and the default adam_epsilon 1e-8, which is 0 in float16: the first steps divide by zero");
+  ASSERT_TRUE(found[0].userFrame);
+  EXPECT_EQ(found[0].userFrame->line, 5);
+  EXPECT_EQ(check(head + "args = TrainingArguments(output_dir='out', adam_epsilon=1e-8)\nTrainer(model=model, args=args)\n").size(), 1u);
+  // Not when the source does not show it: a safe epsilon, mixed precision (bf16; fp16 is the
+  // scaler's check), another optimizer, the script's own optimizer, arguments from elsewhere, two
+  // TrainingArguments (which one the Trainer gets is not known), a float32 model.
+  for (std::string args : {"adam_epsilon=1e-5", "bf16=True", "bf16=use_bf16", "optim='adafactor'", "**config"}) {
+    std::string script = head + "args = TrainingArguments(output_dir='out', " + args + ")\nTrainer(model=model, args=args)\n";
+    EXPECT_TRUE(check(script).empty()) << args;
+  }
+  EXPECT_TRUE(check(head + "args = TrainingArguments(output_dir='out')\nTrainer(model=model, args=args, optimizers=(opt, None))\n").empty());
+  EXPECT_TRUE(check(head + "a = TrainingArguments(output_dir='a')\nb = TrainingArguments(output_dir='b')\nTrainer(model=model, args=a)\n").empty());
+  EXPECT_TRUE(check("from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                    "model = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+                    "Trainer(model=model, args=TrainingArguments(output_dir='out'))\n").empty());
+}
+
+// What trains is not the float16 base model: a quantized load (8-bit, 4-bit) or a model handed
+// to peft, whose adapters are float32. alpaca-lora's finetune.py does both and works.
+TEST_F(SourceChecks, QuantizedOrPeftWrappedModelsTrainFloat32Adapters) {
+  const std::string head = "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                           "from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training\n";
+  const std::string tail = "args = TrainingArguments(output_dir='out', fp16=True)\nTrainer(model=model, args=args).train()\n";
+  EXPECT_TRUE(check(head + "model = AutoModelForCausalLM.from_pretrained(\n    'llama',\n    load_in_8bit=True,\n"
+                           "    torch_dtype=torch.float16,\n)\n" + tail).empty());
+  EXPECT_TRUE(check(head + "model = AutoModelForCausalLM.from_pretrained('llama', quantization_config=bnb, torch_dtype=torch.float16)\n" +
+                    tail).empty());
+  EXPECT_TRUE(check(head + "model = AutoModelForCausalLM.from_pretrained('llama', torch_dtype=torch.float16)\n"
+                           "model = get_peft_model(model, LoraConfig(r=8))\n" + tail).empty());
+  // Without them the same script fails.
+  EXPECT_EQ(check(head + "model = AutoModelForCausalLM.from_pretrained('llama', torch_dtype=torch.float16)\n" + tail).size(), 1u);
+}
+
 }  // namespace
 }  // namespace denpex::core
