@@ -45,8 +45,11 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
     std::string_view current = std::string_view(s).substr(present->valueBegin, present->valueEnd - present->valueBegin);
     plan.title = formatTitle(spec, target, current, where);
     if (!spec.minSafe) {
-      // A setting without a safe range (a bool): safe when it already says exactly that.
-      if (current == value) {
+      // A setting without a safe range (a bool, a string): safe when it already says exactly
+      // that (a string in either kind of quotes).
+      bool same = current == value ||
+                  (spec.type == EditSpec::ValueType::kString && current == "'" + spec.value + "'");
+      if (same) {
         plan.alreadySafe = true;
         plan.reason = call.name + "(...) already has " + spec.keyword + "=" + std::string(current);
         return plan;

@@ -79,7 +79,7 @@ struct Reference {
 // no edit when the value already present is safe.
 struct EditSpec {
   enum class Kind { kPythonKeyword, kJsonKey };
-  enum class ValueType { kFloat, kInt, kBool };
+  enum class ValueType { kFloat, kInt, kBool, kString };
   Kind kind = Kind::kPythonKeyword;
   int line = 0;
   // kPythonKeyword: calls that resolve, through the file's imports, to one of `callees` (fully
@@ -94,7 +94,8 @@ struct EditSpec {
   std::string whenMatch;
   ValueType type = ValueType::kFloat;
   // The value as validated: a decimal literal within [rangeMin, rangeMax] for kFloat and kInt,
-  // "true" or "false" for kBool (written True/False in Python).
+  // "true" or "false" for kBool (written True/False in Python), for kString a word of letters,
+  // digits and `_.:/-` (written in double quotes, so nothing in it needs escaping).
   std::string value;
   double rangeMin = 0, rangeMax = 0;
   std::optional<double> minSafe;  // a present literal >= this is left alone

@@ -252,7 +252,7 @@ double numberField(const YAML::Node& node, const std::string& field) {
 
 // The edit's value: its declared type, the literal checked against it and its range.
 void loadEditValue(const YAML::Node& node, EditSpec& e) {
-  if (!node["type"]) throw LoadError{e.line, "an edit needs 'type' (float, int or bool): the kind of value it writes"};
+  if (!node["type"]) throw LoadError{e.line, "an edit needs 'type' (float, int, bool or string): the kind of value it writes"};
   std::string type = scalar(node["type"], "type");
   if (!node["value"]) throw LoadError{e.line, "an edit needs 'value'"};
   int valueLine = lineOf(node["value"]);
@@ -265,8 +265,18 @@ void loadEditValue(const YAML::Node& node, EditSpec& e) {
     if (node["range"] || node["min_safe"]) throw LoadError{e.line, "a bool edit takes no 'range' or 'min_safe'"};
     return;
   }
+  if (type == "string") {
+    static const RE2 word("[A-Za-z0-9_.:/-]{1,64}");
+    e.type = EditSpec::ValueType::kString;
+    if (!RE2::FullMatch(value, word))
+      throw LoadError{valueLine, "a string edit's value must be 1 to 64 letters, digits or _.:/- (no quotes, no spaces), not '" +
+                                     value + "'"};
+    if (node["range"] || node["min_safe"]) throw LoadError{e.line, "a string edit takes no 'range' or 'min_safe'"};
+    e.value = value;
+    return;
+  }
   if (type != "float" && type != "int")
-    throw LoadError{lineOf(node["type"]), "edit type must be float, int or bool, not '" + type + "'"};
+    throw LoadError{lineOf(node["type"]), "edit type must be float, int, bool or string, not '" + type + "'"};
   e.type = type == "float" ? EditSpec::ValueType::kFloat : EditSpec::ValueType::kInt;
   if (!RE2::FullMatch(value, type == "float" ? floatRe() : intRe()))
     throw LoadError{valueLine, "value '" + value + "' is not " + (type == "float" ? "a float literal (e.g. 1e-5)" : "an integer literal")};

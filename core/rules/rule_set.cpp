@@ -42,6 +42,7 @@ std::string RuleError::format() const {
 }
 
 std::string editValueText(const EditSpec& spec, EditSpec::Kind in) {
+  if (spec.type == EditSpec::ValueType::kString) return "\"" + spec.value + "\"";
   if (spec.type != EditSpec::ValueType::kBool) return spec.value;
   bool on = spec.value == "true";
   if (in == EditSpec::Kind::kPythonKeyword) return on ? "True" : "False";

@@ -176,14 +176,20 @@ TEST(RuleLoader, AnEditsValueMustHaveItsDeclaredTypeAndRange) {
   EXPECT_TRUE(editErrors("    type: float\n    value: 1e-5\n    range: [1e-6, 1e-3]\n    min_safe: 1e-5\n").empty());
   EXPECT_TRUE(editErrors("    type: bool\n    value: true\n").empty());
   EXPECT_TRUE(editErrors("    type: int\n    value: 8\n    range: [1, 64]\n").empty());
+  EXPECT_TRUE(editErrors("    type: string\n    value: sdpa\n").empty());
   struct Case {
     std::string fields, message;
   } cases[] = {
       // The planted-code repro: any text as the value.
       {"    type: float\n    value: '(__import__(\"os\").system(\"touch /tmp/PWNED\") and 1e-5) or 1e-5'\n    range: [1e-6, 1e-3]\n",
        "value '(__import__(\"os\").system(\"touch /tmp/PWNED\") and 1e-5) or 1e-5' is not a float literal (e.g. 1e-5)"},
-      {"    value: 1e-5\n", "an edit needs 'type' (float, int or bool): the kind of value it writes"},
-      {"    type: str\n    value: x\n", "edit type must be float, int or bool, not 'str'"},
+      {"    value: 1e-5\n", "an edit needs 'type' (float, int, bool or string): the kind of value it writes"},
+      {"    type: str\n    value: x\n", "edit type must be float, int, bool or string, not 'str'"},
+      // A string is a plain word: nothing in it could close its quotes or start code.
+      {"    type: string\n    value: 'sdpa\" + __import__(\"os\").system(\"id\") + \"'\n",
+       "a string edit's value must be 1 to 64 letters, digits or _.:/- (no quotes, no spaces), not 'sdpa\" + "
+       "__import__(\"os\").system(\"id\") + \"'"},
+      {"    type: string\n    value: sdpa\n    range: [1, 2]\n", "a string edit takes no 'range' or 'min_safe'"},
       {"    type: float\n    value: 1e-5\n", "a float edit needs 'range: [min, max]': the values it may write"},
       {"    type: float\n    value: 1.0\n    range: [1e-6, 1e-3]\n", "value 1.0 is outside the edit's range [1e-6, 1e-3]"},
       {"    type: int\n    value: 1.5\n    range: [1, 9]\n", "value '1.5' is not an integer literal"},
