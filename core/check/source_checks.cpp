@@ -410,6 +410,54 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
   }
 }
 
+// FlashAttention-2 over float32 weights: a Transformers model loaded without a 16-bit dtype
+// and with attn_implementation="flash_attention_2", in a script where nothing runs it in 16 bits
+// (no autocast, no mixed precision of a Trainer, Accelerator or Lightning, no later cast). The
+// kernel refuses float32 at the first forward pass. The fix: "sdpa", which takes any dtype.
+void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
+  auto rule = ruleById(rules, "flash-attention-dtype");
+  if (!rule) return;
+  std::string_view text = script.text;
+  // Anything that may run the model in 16 bits, or set its precision from outside the source.
+  static const RE2 sixteenBits(
+      R"(\b(?:autocast|Accelerator|accelerate|mixed_precision|bf16|fp16|bfloat16|float16|half|deepspeed|lightning|Fabric|)"
+      R"(HfArgumentParser|TrlParser|amp)\b|\.\s*to\s*\([^)]*dtype)");
+  std::string code;
+  for (size_t line = 0; line < script.lines.starts.size(); ++line) code += codeOf(lineText(text, script.lines, line)) + "\n";
+  bool literalArgs = script.trainingArgs.size() == 1 &&
+                     std::none_of(script.trainingArgs[0].args.begin(), script.trainingArgs[0].args.end(),
+                                  [](const CallArgument& a) { return a.star; });
+  if (!script.trainers.empty() && !literalArgs) return;  // the Trainer's precision is not in the source
+  for (const auto& call : findPythonCalls(text, {"from_pretrained"})) {
+    auto q = resolvePythonName(script.imports, call.name);
+    if (!q || q->rfind("transformers.", 0) != 0) continue;
+    std::string_view impl = keywordValue(text, call, "attn_implementation");
+    if (impl != "\"flash_attention_2\"" && impl != "'flash_attention_2'") continue;
+    if (std::any_of(call.args.begin(), call.args.end(), [](const CallArgument& a) { return a.star; })) continue;
+    std::string_view dtype = keywordValue(text, call, "torch_dtype");
+    if (dtype.empty()) dtype = keywordValue(text, call, "dtype");
+    if (!dtype.empty() && dtype != "torch.float32" && dtype != "\"float32\"" && dtype != "'float32'") continue;
+    // Outside the call itself, no sign of 16-bit precision anywhere in the script.
+    std::string rest = code;
+    size_t from = call.nameBegin, to = call.closed ? call.closeParen + 1 : text.size();
+    for (size_t i = from; i < to && i < rest.size(); ++i)
+      if (rest[i] != '\n') rest[i] = ' ';
+    if (RE2::PartialMatch(rest, sixteenBits)) continue;
+    Finding f;
+    f.rule = rule;
+    f.evidence.push_back(callEvidence(text, script.lines, script.source, call, "fa_dtype"));
+    f.observed.push_back(call.name + "(...) loads float32 weights (" +
+                         (dtype.empty() ? std::string("no torch_dtype") : "torch_dtype=" + std::string(dtype)) +
+                         ") and asks for attn_implementation=" + std::string(impl));
+    f.observed.push_back("nothing in the script runs the model in float16 or bfloat16 (no autocast, no mixed precision): "
+                         "FlashAttention-2 refuses float32 at the first forward pass");
+    f.observed.push_back(foreseenFailure(*rule));
+    f.confidence = 1.0;
+    f.userFrame = frameAt(script.path, script.source, f.evidence.front().line);
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 std::string foreseenFailure(const Rule& rule) { return "this configuration fails with " + rule.id + " at run time"; }
@@ -420,6 +468,7 @@ std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rul
   const Script script(text, source, path);
   adamwEpsUnderflow(script, rules, out);
   gradScalerOverFloat16(script, rules, out);
+  flashAttentionFloat32(script, rules, out);
   return out;
 }
 

@@ -286,6 +286,8 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
     where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" + std::to_string(f["evidence"][0]["line"].get<int>()) +
                     " " + f["rule"].get<std::string>());
   EXPECT_EQ(where, (std::vector<std::string>{
+                       "tests/check_corpus/positives/flash_attention_float32_generate.py:9 flash-attention-dtype",
+                       "tests/check_corpus/positives/flash_attention_trainer_without_mixed_precision.py:7 flash-attention-dtype",
                        "tests/check_corpus/positives/fp16_load_trainer_fp16.py:9 grad-scaler-fp16-params",
                        "tests/check_corpus/positives/fp16_reward_model_trainer.py:8 adamw-eps-fp16-underflow",
                        "tests/check_corpus/positives/half_model_grad_scaler.py:9 grad-scaler-fp16-params",

@@ -167,5 +167,34 @@ TEST_F(SourceChecks, QuantizedOrPeftWrappedModelsTrainFloat32Adapters) {
   EXPECT_EQ(check(head + "model = AutoModelForCausalLM.from_pretrained('llama', torch_dtype=torch.float16)\n" + tail).size(), 1u);
 }
 
+// Check 5: FlashAttention-2 over float32 weights, in a script where nothing runs the model in
+// 16 bits; the finding is on the from_pretrained call, whose attn_implementation the fix edits.
+TEST_F(SourceChecks, FlashAttentionOverFloat32WeightsIsFlaggedOnTheLoad) {
+  const std::string head = "import torch\nfrom transformers import AutoModelForCausalLM\n";
+  const std::string load = "model = AutoModelForCausalLM.from_pretrained('m', attn_implementation=\"flash_attention_2\"";
+  auto found = check(head + load + ")\nout = model.generate(**batch)\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "flash-attention-dtype");
+  EXPECT_EQ(found[0].evidence[0].line, 2u);
+  EXPECT_EQ(found[0].observed[0], "AutoModelForCausalLM.from_pretrained(...) loads float32 weights (no torch_dtype) and asks for "
+                                  "attn_implementation=\"flash_attention_2\"");
+  EXPECT_EQ(check(head + load + ", torch_dtype=torch.float32)\n").size(), 1u);
+  // Not where the weights or the run are in 16 bits, or where that is decided outside the source.
+  for (std::string rest : {", torch_dtype=torch.bfloat16)\n", ", torch_dtype='auto')\n", ", dtype=torch.float16)\n",
+                           ", **kwargs)\n", ")\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    model(x)\n",
+                           ")\nmodel = model.to(dtype=torch.bfloat16)\n", ")\nmodel.half()\n",
+                           ")\nfrom accelerate import Accelerator\nacc = Accelerator()\n"}) {
+    EXPECT_TRUE(check(head + load + rest).empty()) << rest;
+  }
+  EXPECT_TRUE(check(head + "model = AutoModelForCausalLM.from_pretrained('m', attn_implementation='sdpa')\n").empty());
+  // With the Trainer: flagged when its one TrainingArguments asks for no mixed precision, not
+  // when it asks for bf16 or when the arguments come from the command line.
+  const std::string trainer = "from transformers import Trainer, TrainingArguments\n";
+  EXPECT_EQ(check(head + trainer + load + ")\nTrainer(model=model, args=TrainingArguments(output_dir='o')).train()\n").size(), 1u);
+  EXPECT_TRUE(check(head + trainer + load + ")\nTrainer(model=model, args=TrainingArguments(output_dir='o', bf16=True)).train()\n").empty());
+  EXPECT_TRUE(check(head + trainer + "from transformers import HfArgumentParser\n" + load + ")\n(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+                                            "Trainer(model=model, args=args).train()\n").empty());
+}
+
 }  // namespace
 }  // namespace denpex::core
