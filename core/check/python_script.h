@@ -1,0 +1,88 @@
+// What the checks on a Python training script share (core/check/source_checks.h): the script
+// read once (its lines, imports and the calls the checks look at), the model casts and call
+// arguments they read, and how their findings point into the script. Internal to core/check.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/analyze/finding.h"
+#include "core/fix/python_calls.h"
+#include "core/rules/rule.h"
+
+namespace denpex::core::check_detail {
+
+// Below half of float16's smallest subnormal (2^-24, about 5.96e-8) a value rounds to 0.
+constexpr double kZeroInFloat16 = 2.98e-8;
+constexpr double kTorchAdamDefaultEps = 1e-8;
+
+struct Lines {
+  std::vector<size_t> starts;
+  explicit Lines(std::string_view t) {
+    starts.push_back(0);
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] == '\n') starts.push_back(i + 1);
+  }
+  size_t lineOf(size_t offset) const {
+    return static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
+  }
+};
+
+std::string_view lineText(std::string_view text, const Lines& lines, size_t line);
+// The line as code: its comment dropped and the insides of its strings blanked (a string that
+// only names a dtype is kept).
+std::string codeOf(std::string_view line);
+std::optional<double> floatLiteral(std::string_view s);
+
+// Where the source casts `receiver`'s parameters to float16: its line and the cast's span.
+struct Cast {
+  size_t line = 0;
+  size_t begin = 0, end = 0;  // byte columns
+};
+std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, const std::string& receiver);
+
+// A script read once for every check: its text, what its names are bound to, its line starts,
+// its GradScalers (calls that resolve to torch's), and the models it hands to peft.
+struct Script {
+  std::string_view text;
+  uint32_t source = 0;
+  std::string path;
+  PythonImports imports;
+  Lines lines;
+  std::vector<PythonCall> scalers;
+  // Models given to peft (get_peft_model, prepare_model_for_kbit_training...): what trains is
+  // then their adapters, which peft keeps in float32 whatever the base model's dtype.
+  std::vector<std::string> adapted;
+  // Hugging Face's (or TRL's) TrainingArguments and Trainer calls.
+  std::vector<PythonCall> trainingArgs, trainers;
+
+  Script(std::string_view text, uint32_t source, std::string path);
+  bool trainsAdapters(const std::string& model) const {
+    return std::find(adapted.begin(), adapted.end(), model) != adapted.end();
+  }
+  // Where `model`'s parameters are cast to float16, when they are the ones that train.
+  std::optional<Cast> float16Trained(const std::string& model) const {
+    if (trainsAdapters(model)) return std::nullopt;
+    return float16CastOf(text, lines, model);
+  }
+};
+
+std::shared_ptr<const Rule> ruleById(const RuleSet& rules, std::string_view id);
+Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, size_t line, size_t begin, size_t end,
+                    const char* signal);
+// The value of a call's keyword argument, trimmed; empty when it has none.
+std::string_view keywordValue(std::string_view text, const PythonCall& call, std::string_view keyword);
+// The dotted name a call's argument holds, when it is `X.parameters()` (or named_parameters()).
+std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a);
+// The model a Trainer call trains: its `model=` argument, when that is a plain name.
+std::optional<std::string> trainedModel(std::string_view text, const PythonCall& trainer);
+// The evidence of a call: its line, from its name to its ')' (or the line's end).
+Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source, const PythonCall& call, const char* signal);
+// The finding's frame: the line of the script to fix, so the rule's edits are planned there.
+std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t line);
+
+}  // namespace denpex::core::check_detail
