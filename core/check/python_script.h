@@ -85,4 +85,7 @@ Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source
 // The finding's frame: the line of the script to fix, so the rule's edits are planned there.
 std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t line);
 
+// Check 4 (ddp_checks.cpp): DDP around a module with a layer nothing uses.
+void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Finding>& out);
+
 }  // namespace denpex::core::check_detail

@@ -244,6 +244,7 @@ std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rul
   adamwEpsUnderflow(script, rules, out);
   gradScalerOverFloat16(script, rules, out);
   flashAttentionFloat32(script, rules, out);
+  ddpUnusedLayers(script, rules, out);
   return out;
 }
 

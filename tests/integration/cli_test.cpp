@@ -235,7 +235,9 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   for (const auto& f : j["findings"])
     where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" +
                     std::to_string(f["evidence"][0]["line"].get<int>()) + " " + f["rule"].get<std::string>());
+  // fail.py's DDP case is made to fail that way (its recording: cpu-gloo-spawn-unused-head.log).
   EXPECT_EQ(where, (std::vector<std::string>{"examples/fp16-adamw/train.py:40 adamw-eps-fp16-underflow",
+                                             "examples/recording/cpu_failures/fail.py:131 ddp-unused-parameters",
                                              "examples/recording/half_adamw_step_cpu.py:11 adamw-eps-fp16-underflow"}))
       << all.out;
   EXPECT_EQ(j["findings"][0]["observed"].back(), "this configuration fails with adamw-eps-fp16-underflow at run time");
@@ -286,6 +288,7 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
     where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" + std::to_string(f["evidence"][0]["line"].get<int>()) +
                     " " + f["rule"].get<std::string>());
   EXPECT_EQ(where, (std::vector<std::string>{
+                       "tests/check_corpus/positives/ddp_unused_head.py:31 ddp-unused-parameters",
                        "tests/check_corpus/positives/flash_attention_float32_generate.py:9 flash-attention-dtype",
                        "tests/check_corpus/positives/flash_attention_trainer_without_mixed_precision.py:7 flash-attention-dtype",
                        "tests/check_corpus/positives/fp16_load_trainer_fp16.py:9 grad-scaler-fp16-params",
@@ -303,6 +306,15 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_TRUE(contains(readAll(dir_ / "train.py"), "    num_train_epochs=1,\n    adam_epsilon=1e-5,\n)\n")) << readAll(dir_ / "train.py");
   EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
   EXPECT_EQ(denpex({"check", "train.py"}, dir_).code, 0);
+
+  // The DDP positive, recorded with real PyTorch on CPU (positives/recorded/record.sh): before
+  // the fix the run fails with the very rule the check named; after it, it trains.
+  Result before = denpex({"diagnose", "--format", "json", "tests/check_corpus/positives/recorded/ddp_unused_head.before.log"}, kSource);
+  EXPECT_EQ(before.code, 1) << before.err;
+  EXPECT_EQ(nlohmann::json::parse(before.out)["findings"][0]["rule"], "ddp-unused-parameters") << before.out;
+  Result after = denpex({"diagnose", "tests/check_corpus/positives/recorded/ddp_unused_head.after.log"}, kSource);
+  EXPECT_EQ(after.code, 0) << after.out;
+  EXPECT_TRUE(contains(readAll(kSource / "tests/check_corpus/positives/recorded/ddp_unused_head.after.log"), "step 5 | loss"));
 }
 
 // A log that names none of the user's files gets no edit, wherever look-alike calls are; the

@@ -196,5 +196,36 @@ TEST_F(SourceChecks, FlashAttentionOverFloat32WeightsIsFlaggedOnTheLoad) {
                                             "Trainer(model=model, args=args).train()\n").empty());
 }
 
+// Check 4: DDP around a module with a layer nothing uses, without find_unused_parameters; the
+// finding is on the DDP call (where the fix goes) with the layer as evidence.
+TEST_F(SourceChecks, DdpAroundAModuleWithAnUnusedLayerIsFlaggedOnTheWrap) {
+  auto script = [](const std::string& init, const std::string& forward, const std::string& after) {
+    return "import torch.nn as nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+           "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.body = nn.Linear(4, 4)\n" + init +
+           "    def forward(self, x):\n        return self.body(x)" + forward + "\n" + after;
+  };
+  const std::string aux = "        self.aux = nn.Linear(4, 2)\n";
+  auto found = check(script(aux, "", "model = Net().to(rank)\nmodel = DDP(model, device_ids=[rank])\n"));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "ddp-unused-parameters");
+  EXPECT_EQ(found[0].evidence[0].line, 10u);  // DDP(...)
+  EXPECT_EQ(found[0].evidence[1].line, 6u);   // self.aux = nn.Linear(4, 2)
+  EXPECT_EQ(found[0].observed[0], "Net.aux (line 7) has parameters that no code of Net uses: forward never reaches it");
+  EXPECT_EQ(check(script(aux, "", "ddp = DDP(Net())\n")).size(), 1u);
+  // Not when the layer is used, frozen, reached by name, parameter-free, or DDP is told.
+  const std::string wrap = "ddp = DDP(Net())\n";
+  EXPECT_TRUE(check(script(aux, " + self.aux(x).sum()", wrap)).empty());
+  EXPECT_TRUE(check(script(aux + "        self.aux.requires_grad_(False)\n", "", wrap)).empty());
+  EXPECT_TRUE(check(script(aux, "\n    def extra(self, x):\n        return getattr(self, 'aux')(x)", wrap)).empty());
+  EXPECT_TRUE(check(script(aux, "", "model = Net()\nprint(model.aux)\n" + wrap)).empty());
+  EXPECT_TRUE(check(script("        self.drop = nn.Dropout(0.1)\n", "", wrap)).empty());
+  EXPECT_TRUE(check(script(aux, "", "ddp = DDP(Net(), find_unused_parameters=True)\n")).empty());
+  EXPECT_TRUE(check(script(aux, "", "ddp = DDP(Net(), static_graph=True)\n")).empty());
+  EXPECT_TRUE(check(script(aux, "", "class Big(Net):\n    pass\n" + wrap)).empty());
+  EXPECT_TRUE(check(script(aux, "", "model = Net()\nmodel = Other()\nddp = DDP(model)\n")).empty());
+  EXPECT_TRUE(check(script(aux + "        for m in self.children():\n            pass\n", "", wrap)).empty());
+}
+
 }  // namespace
 }  // namespace denpex::core
