@@ -28,6 +28,7 @@ std::optional<FixPlan> planJson(const EditSpec& spec, const SourceFile& file) {
   plan.originalText = file.text;
   plan.version = file.version;
   const JsonNode* existing = jsonAt(parent, key);
+  if (!existing && spec.onlyIfPresent) return std::nullopt;
   size_t at = existing ? existing->begin : parent->begin;
   plan.line = lineNumber(file.text, at);
   plan.outside = file.outside;

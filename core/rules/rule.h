@@ -93,6 +93,9 @@ struct EditSpec {
   std::string whenPath;
   std::string whenMatch;
   ValueType type = ValueType::kFloat;
+  // kJsonKey: change the key where a file has it, never add it (a value such as "auto" that
+  // only some readers of the file understand).
+  bool onlyIfPresent = false;
   // The value as validated: a decimal literal within [rangeMin, rangeMax] for kFloat and kInt,
   // "true" or "false" for kBool (written True/False in Python), for kString a word of letters,
   // digits and `_.:/-` (written in double quotes, so nothing in it needs escaping).

@@ -10,7 +10,7 @@
 namespace denpex::core {
 namespace {
 
-constexpr std::string_view kMagic = "denpex-rules-3\n";
+constexpr std::string_view kMagic = "denpex-rules-4\n";
 
 // A tripwire for the one place that lists the fields: a field added to one of these structs
 // changes its size, and must be added to fields() below (and kMagic's version raised).
@@ -40,7 +40,7 @@ void fields(A& a, R& r) requires std::is_same_v<std::remove_const_t<R>, Referenc
 template <class A, class E>
 void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, EditSpec> {
   a(e.kind), a(e.line), a(e.callees), a(e.keyword), a(e.position), a(e.path), a(e.whenPath), a(e.whenMatch), a(e.type),
-      a(e.value), a(e.rangeMin), a(e.rangeMax), a(e.minSafe);
+      a(e.onlyIfPresent), a(e.value), a(e.rangeMin), a(e.rangeMax), a(e.minSafe);
 }
 template <class A, class E>
 void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, Example> {
