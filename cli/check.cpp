@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli/common.h"
 #include "core/check/source_checks.h"
@@ -22,11 +23,14 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: denpex check [options] [PATH ...]
 
-Checks training scripts before the run: the failures denpex diagnoses from logs afterwards,
-where the source alone shows them (float16 parameters with AdamW's default eps, ...). Each
-finding is that runtime failure's rule, with its explanation and its fix. A PATH is a Python
-file or a folder (its *.py files, virtual environments and build folders left out); with no
-PATH, the current folder.
+Checks training scripts and DeepSpeed configs before the run: the failures denpex diagnoses
+from logs afterwards, where the source alone shows them (float16 parameters with AdamW's
+default eps, DDP around an unused layer, a DeepSpeed config that disagrees with the script's
+TrainingArguments, ...). Each finding is that runtime failure's rule, with its explanation and
+its fix. A PATH is a Python file, a JSON config, or a folder (its *.py and *.json files, virtual
+environments and build folders left out); with no PATH, the current folder. A config a script
+names (TrainingArguments(deepspeed="ds_config.json")) is read beside the script, or in the
+current folder.
 
 options:
   --format FORMAT   text (default), json, markdown or sarif
@@ -50,8 +54,11 @@ bool skippedFolder(const fs::path& p) {
          name == "node_modules" || name == "build" || name == "dist" || name == "__pycache__";
 }
 
-// The Python files of a folder, sorted; a folder that holds none is an error for the caller.
-std::vector<fs::path> pythonFiles(const fs::path& dir) {
+bool checkedFile(const fs::path& p) { return p.extension() == ".py" || p.extension() == ".json"; }
+
+// The Python files and JSON configs of a folder, sorted; a folder that holds none is an error
+// for the caller.
+std::vector<fs::path> checkedFiles(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
@@ -60,7 +67,7 @@ std::vector<fs::path> pythonFiles(const fs::path& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec) && it->path().extension() == ".py") out.push_back(it->path().lexically_normal());
+    if (it->is_regular_file(ec) && checkedFile(it->path())) out.push_back(it->path().lexically_normal());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -106,8 +113,8 @@ int runCheck(const std::vector<std::string>& args) {
     auto status = fs::status(p, ec);
     if (ec || !fs::exists(status)) return usageError(p + ": no such file or folder");
     if (fs::is_directory(status)) {
-      auto found = pythonFiles(p);
-      if (found.empty()) return usageError(p + ": a folder with no Python files");
+      auto found = checkedFiles(p);
+      if (found.empty()) return usageError(p + ": a folder with no Python files or JSON configs");
       files.insert(files.end(), found.begin(), found.end());
     } else {
       files.push_back(fs::path(p).lexically_normal());
@@ -120,14 +127,49 @@ int runCheck(const std::vector<std::string>& args) {
 
   core::Diagnosis diagnosis;
   std::vector<std::vector<core::FixPlan>> plans;
-  for (const auto& file : files) {
-    std::string error;
+  // Every file read, once, by path: a config a script names may be checked on its own too.
+  std::map<std::string, std::pair<uint32_t, std::string>> read;
+  auto sourceOf = [&](const fs::path& file, std::string& error) -> const std::pair<uint32_t, std::string>* {
+    auto known = read.find(file.string());
+    if (known != read.end()) return &known->second;
     auto text = io::readFile(file, error);
-    if (!text) return usageError(error);
-    uint32_t source = static_cast<uint32_t>(diagnosis.sources.size());
+    if (!text) return nullptr;
+    auto source = static_cast<uint32_t>(diagnosis.sources.size());
     diagnosis.sources.push_back(file.string());
     diagnosis.lines += static_cast<uint64_t>(std::count(text->begin(), text->end(), '\n'));
-    for (auto& f : core::checkPythonSource(*text, load.rules, source, file.string())) {
+    return &read.emplace(file.string(), std::make_pair(source, std::move(*text))).first->second;
+  };
+  for (const auto& file : files) {
+    std::string error;
+    const auto* src = sourceOf(file, error);
+    if (!src) return usageError(error);
+    const uint32_t source = src->first;
+    const std::string& text = src->second;
+    if (file.extension() == ".json") {
+      for (auto& f : core::checkDeepSpeedConfig(text, load.rules, source, file.string())) {
+        plans.emplace_back();  // the config's fixes are choices the finding explains
+        diagnosis.findings.push_back(std::move(f));
+      }
+      continue;
+    }
+    // The DeepSpeed configs the script names, beside it or in the current folder: JSON files of
+    // at most 1 MiB, read only to be compared.
+    std::vector<core::NamedConfig> configs;
+    for (const auto& name : core::deepSpeedConfigsNamed(text)) {
+      for (const fs::path& dir : {file.parent_path(), fs::path()}) {
+        fs::path candidate = (dir / name).lexically_normal();
+        std::error_code sizeError;
+        if (candidate.extension() != ".json" || !fs::is_regular_file(candidate, sizeError) ||
+            fs::file_size(candidate, sizeError) > (1u << 20))
+          continue;
+        std::string ignored;
+        if (const auto* config = sourceOf(candidate, ignored)) {
+          configs.push_back({name, config->second, config->first, candidate.string()});
+          break;
+        }
+      }
+    }
+    for (auto& f : core::checkPythonSource(text, load.rules, source, file.string(), configs)) {
       // The fix goes into the script itself (the finding's frame): the user named it by checking it.
       io::WorkspaceSources::Options where;
       where.relativeToCurrentFolder = true;

@@ -238,13 +238,14 @@ void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vect
 std::string foreseenFailure(const Rule& rule) { return "this configuration fails with " + rule.id + " at run time"; }
 
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source,
-                                       const std::string& path) {
+                                       const std::string& path, const std::vector<NamedConfig>& configs) {
   std::vector<Finding> out;
   const Script script(text, source, path);
   adamwEpsUnderflow(script, rules, out);
   gradScalerOverFloat16(script, rules, out);
   flashAttentionFloat32(script, rules, out);
   ddpUnusedLayers(script, rules, out);
+  trainerVsDeepSpeed(script, configs, rules, out);
   return out;
 }
 

@@ -16,12 +16,30 @@
 
 namespace denpex::core {
 
+// A DeepSpeed config a script names (TrainingArguments(deepspeed="ds_config.json")), read by
+// the caller: `name` as the script writes it, its text, its source index and path.
+struct NamedConfig {
+  std::string name;
+  std::string_view text;
+  uint32_t source = 0;
+  std::string path;
+};
+
 // Findings for one Python file, as log findings are: evidence lines in that file (source index
 // `source`), `observed` saying what the source shows and, last, that it fails at run time (with
 // `path`) the file and line to fix as the finding's user frame, so the rule's edits are planned
-// there. Findings whose rule is not in `rules` are not made.
+// there. Findings whose rule is not in `rules` are not made. `configs`: the DeepSpeed configs the
+// script names (deepSpeedConfigsNamed), for the checks that compare them with the script.
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source = 0,
-                                       const std::string& path = {});
+                                       const std::string& path = {}, const std::vector<NamedConfig>& configs = {});
+
+// The DeepSpeed config files a script's TrainingArguments name with a string literal, as written.
+std::vector<std::string> deepSpeedConfigsNamed(std::string_view script);
+
+// Findings for a DeepSpeed JSON config on its own (fp16 and bf16 both enabled, batch sizes no
+// world size satisfies); none for JSON that is not a DeepSpeed config.
+std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& rules, uint32_t source = 0,
+                                          const std::string& path = {});
 
 // The last line of every check finding's `observed`: "this configuration fails with <rule id>
 // at run time".

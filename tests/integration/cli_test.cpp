@@ -289,6 +289,9 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
                     " " + f["rule"].get<std::string>());
   EXPECT_EQ(where, (std::vector<std::string>{
                        "tests/check_corpus/positives/ddp_unused_head.py:31 ddp-unused-parameters",
+                       "tests/check_corpus/positives/ds_batch_sizes.json:2 deepspeed-batch-size-mismatch",
+                       "tests/check_corpus/positives/ds_fp16_and_bf16.json:10 deepspeed-fp16-bf16-both-enabled",
+                       "tests/check_corpus/positives/ds_trainer_mismatch/finetune.py:12 deepspeed-config-mismatch-training-arguments",
                        "tests/check_corpus/positives/flash_attention_float32_generate.py:9 flash-attention-dtype",
                        "tests/check_corpus/positives/flash_attention_trainer_without_mixed_precision.py:7 flash-attention-dtype",
                        "tests/check_corpus/positives/fp16_load_trainer_fp16.py:9 grad-scaler-fp16-params",
@@ -306,6 +309,16 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_TRUE(contains(readAll(dir_ / "train.py"), "    num_train_epochs=1,\n    adam_epsilon=1e-5,\n)\n")) << readAll(dir_ / "train.py");
   EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
   EXPECT_EQ(denpex({"check", "train.py"}, dir_).code, 0);
+
+  // The config the script names gets "auto" where it disagrees with TrainingArguments.
+  fs::create_directories(dir_ / "belle");
+  for (const char* f : {"finetune.py", "deepspeed_config.json"})
+    fs::copy_file(kSource / "tests/check_corpus/positives/ds_trainer_mismatch" / f, dir_ / "belle" / f);
+  Result ds = denpex({"check", "--apply", "belle/finetune.py"}, dir_);
+  EXPECT_EQ(ds.code, 1) << ds.err;
+  EXPECT_TRUE(contains(ds.err, "applied 1 edit to belle/deepspeed_config.json")) << ds.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "belle/deepspeed_config.json"), "  \"fp16\": {\n    \"enabled\": \"auto\"\n  },"));
+  EXPECT_EQ(denpex({"check", "belle"}, dir_).code, 0);
 
   // The DDP positive, recorded with real PyTorch on CPU (positives/recorded/record.sh): before
   // the fix the run fails with the very rule the check named; after it, it trains.

@@ -227,5 +227,54 @@ TEST_F(SourceChecks, DdpAroundAModuleWithAnUnusedLayerIsFlaggedOnTheWrap) {
   EXPECT_TRUE(check(script(aux + "        for m in self.children():\n            pass\n", "", wrap)).empty());
 }
 
+// Check 3: a DeepSpeed config on its own, and against the TrainingArguments of a script that
+// names it. Only JSON literals count: "auto" and quoted values are decided at run time.
+TEST_F(SourceChecks, DeepSpeedConfigsThatCannotStartAreFlagged) {
+  auto ds = [&](const std::string& body) { return checkDeepSpeedConfig("{\n  \"zero_optimization\": {\"stage\": 2},\n" + body + "\n}\n", rules_, 0, "ds.json"); };
+  auto both = ds("  \"fp16\": {\"enabled\": true},\n  \"bf16\": {\"enabled\": true}");
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].rule->id, "deepspeed-fp16-bf16-both-enabled");
+  EXPECT_EQ(both[0].evidence[0].line, 3u);  // bf16.enabled
+  EXPECT_EQ(both[0].evidence[1].line, 2u);  // fp16.enabled
+  EXPECT_EQ(ds("  \"fp16\": {\"enabled\": true},\n  \"bfloat16\": {\"enabled\": true}").size(), 1u);
+  EXPECT_TRUE(ds("  \"fp16\": {\"enabled\": \"auto\"},\n  \"bf16\": {\"enabled\": \"auto\"}").empty());
+  EXPECT_TRUE(ds("  \"fp16\": {\"enabled\": true},\n  \"bf16\": {\"enabled\": false}").empty());
+  auto batch = ds("  \"train_batch_size\": 256,\n  \"train_micro_batch_size_per_gpu\": 8,\n  \"gradient_accumulation_steps\": 3");
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].rule->id, "deepspeed-batch-size-mismatch");
+  EXPECT_EQ(batch[0].captures.at("train_batch_size"), "256");
+  // 256 = 8 x 4 x 8 processes; two of the three given; "auto": DeepSpeed or the Trainer decide.
+  EXPECT_TRUE(ds("  \"train_batch_size\": 256,\n  \"train_micro_batch_size_per_gpu\": 8,\n  \"gradient_accumulation_steps\": 4").empty());
+  EXPECT_TRUE(ds("  \"train_batch_size\": 256,\n  \"train_micro_batch_size_per_gpu\": 7").empty());
+  EXPECT_TRUE(ds("  \"train_batch_size\": \"auto\",\n  \"train_micro_batch_size_per_gpu\": 8,\n  \"gradient_accumulation_steps\": 3").empty());
+  // Not a DeepSpeed config, or not JSON at all.
+  EXPECT_TRUE(checkDeepSpeedConfig("{\"fp16\": {\"enabled\": true}, \"bf16\": {\"enabled\": true}}", rules_).empty());
+  EXPECT_TRUE(checkDeepSpeedConfig("not json {", rules_).empty());
+}
+
+TEST_F(SourceChecks, ADeepSpeedConfigThatDisagreesWithTheScriptsTrainingArgumentsIsFlagged) {
+  const std::string config = "{\n  \"train_micro_batch_size_per_gpu\": 16,\n  \"fp16\": {\"enabled\": true}\n}\n";
+  auto script = [](const std::string& args) {
+    return "from transformers import Trainer, TrainingArguments\nargs = TrainingArguments(output_dir='o', " + args +
+           "deepspeed='ds.json')\nTrainer(model=m, args=args).train()\n";
+  };
+  std::vector<NamedConfig> configs{{"ds.json", config, 1, "ds.json"}};
+  auto found = checkPythonSource(script(""), rules_, 0, "train.py", configs);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "deepspeed-config-mismatch-training-arguments");
+  ASSERT_EQ(found[0].evidence.size(), 3u);
+  EXPECT_EQ(found[0].evidence[0].source, 0u);  // TrainingArguments(...)
+  EXPECT_EQ(found[0].evidence[1].source, 1u);  // the config's lines
+  EXPECT_EQ(found[0].observed[0], "ds.json: fp16.enabled=true vs fp16=False in TrainingArguments(...)");
+  EXPECT_EQ(found[0].observed[1], "ds.json: train_micro_batch_size_per_gpu=16 vs per_device_train_batch_size=(default) 8 in TrainingArguments(...)");
+  ASSERT_TRUE(found[0].userFrame);
+  EXPECT_EQ(found[0].userFrame->file, "ds.json");  // the fix ("auto") goes into the config
+  EXPECT_TRUE(checkPythonSource(script("fp16=True, per_device_train_batch_size=16, "), rules_, 0, "train.py", configs).empty());
+  EXPECT_TRUE(checkPythonSource(script("fp16=use_fp16, per_device_train_batch_size=bs, "), rules_, 0, "train.py", configs).empty());
+  EXPECT_TRUE(checkPythonSource(script("**extra, "), rules_, 0, "train.py", configs).empty());
+  EXPECT_TRUE(checkPythonSource(script(""), rules_, 0, "train.py", {}).empty());  // the config was not found
+  EXPECT_EQ(deepSpeedConfigsNamed(script("")), (std::vector<std::string>{"ds.json"}));
+}
+
 }  // namespace
 }  // namespace denpex::core
