@@ -72,6 +72,10 @@ bool isPythonDocument(const std::string& path, const std::string& languageId) {
   return languageId == "python" || core::text::endsWith(path, ".py");
 }
 
+bool isJsonDocument(const std::string& path, const std::string& languageId) {
+  return languageId == "json" || languageId == "jsonc" || core::text::endsWith(path, ".json");
+}
+
 DocumentView DocumentStore::viewOf(const Doc& d) const {
   return DocumentView{d.uri,          d.path,          d.languageId,      d.version,  d.text,
                       isLogDocument(d.uri, d.path, d.languageId), d.diagnosis, d.diagnosedText,

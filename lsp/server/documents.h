@@ -66,6 +66,12 @@ Publication publication(const DocumentView& doc);
 bool isLogDocument(const std::string& uri, const std::string& path, const std::string& languageId);
 // True for training scripts checked before the run: Python documents and *.py files.
 bool isPythonDocument(const std::string& path, const std::string& languageId);
+// True for JSON documents (DeepSpeed configs are checked; other JSON gets no finding).
+bool isJsonDocument(const std::string& path, const std::string& languageId);
+// Documents checked before the run: Python scripts and JSON configs.
+inline bool isCheckedDocument(const std::string& path, const std::string& languageId) {
+  return isPythonDocument(path, languageId) || isJsonDocument(path, languageId);
+}
 
 class DocumentStore {
  public:

@@ -141,7 +141,7 @@ void Server::publishRuleErrors(const io::LoadedRules& rules) {
 void Server::rediagnoseLogs() {
   for (const auto& doc : documents_.views()) {
     if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
-    else if (isPythonDocument(doc.path, doc.languageId) && settings_.autoDiagnose) checkSource(doc.uri);
+    else if (isCheckedDocument(doc.path, doc.languageId) && settings_.autoDiagnose) checkSource(doc.uri, false);
   }
 }
 
@@ -183,7 +183,7 @@ void Server::announceRules() {
 
 void Server::scheduleDiagnosis(const std::string& uri) { worker_.schedule(uri); }
 
-void Server::checkSource(const std::string& uri) {
+void Server::checkSource(const std::string& uri, bool recheckScripts) {
   auto doc = documents_.view(uri);
   if (!doc) return;
   auto bundle = rules();
@@ -191,7 +191,40 @@ void Server::checkSource(const std::string& uri) {
   std::string_view text = doc->text->view();
   d->sources.push_back(doc->path.empty() ? uri : doc->path);
   d->lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
-  d->findings = core::checkPythonSource(text, bundle->rules, 0, doc->path);
+  if (!isPythonDocument(doc->path, doc->languageId)) {
+    d->findings = core::checkDeepSpeedConfig(text, bundle->rules, 0, doc->path);
+    documents_.setDiagnosis(uri, d, doc->text, doc->version);
+    publish(uri);
+    // The scripts open beside it may name it: their comparison with it changed too.
+    if (recheckScripts)
+      for (const auto& other : documents_.views())
+        if (other.uri != uri && isPythonDocument(other.path, other.languageId) && settings_.autoDiagnose) checkSource(other.uri, false);
+    return;
+  }
+  // The DeepSpeed configs the script names, beside it: the open document's text, or the file's
+  // (a JSON file of at most 1 MiB, read only to be compared).
+  std::vector<std::string> texts;
+  std::vector<core::NamedConfig> configs;
+  auto names = core::deepSpeedConfigsNamed(text);
+  texts.reserve(names.size());
+  for (const auto& name : names) {
+    if (doc->path.empty()) break;
+    fs::path path = (fs::path(doc->path).parent_path() / name).lexically_normal();
+    if (path.extension() != ".json") continue;
+    std::optional<std::string> content;
+    for (const auto& open : documents_.views())
+      if (!open.path.empty() && fs::path(open.path).lexically_normal() == path) content = std::string(open.text->view());
+    std::error_code ec;
+    if (!content && fs::is_regular_file(path, ec) && fs::file_size(path, ec) <= (1u << 20)) {
+      std::string error;
+      content = io::readFile(path, error);
+    }
+    if (!content) continue;
+    texts.push_back(std::move(*content));
+    configs.push_back({name, texts.back(), static_cast<uint32_t>(d->sources.size()), path.string()});
+    d->sources.push_back(path.string());
+  }
+  d->findings = core::checkPythonSource(text, bundle->rules, 0, doc->path, configs);
   documents_.setDiagnosis(uri, d, doc->text, doc->version);
   publish(uri);
 }
@@ -261,6 +294,12 @@ void Server::publish(const std::string& uri) {
   std::vector<std::pair<std::string, uint64_t>> seen;
   Publication what = publication(*doc);
   ConvertOptions options = convertOptions(uri, doc->version);  // one frame resolver for both parts
+  // A checked script's findings may point into the config it names (source 1 on).
+  if (!doc->isLog && doc->diagnosis && doc->diagnosis->sources.size() > 1) {
+    std::error_code ec;
+    for (const auto& s : doc->diagnosis->sources)
+      options.sourceUris.push_back(options.sourceUris.empty() ? uri : pathToUri(fs::absolute(s, ec).lexically_normal().string()));
+  }
   if (what.document) {
     auto indexed = documents_.lineIndex(uri, doc->diagnosedText);
     options.version = doc->diagnosedVersion;

@@ -98,7 +98,9 @@ class Server {
   void scheduleDiagnosis(const std::string& uri);
   // Checks a training script (a Python document) for the failures its source foretells, and
   // publishes them; fast enough for the main thread (a pass over the text, no log).
-  void checkSource(const std::string& uri);
+  // A Python script or JSON config, checked before the run; a config also re-checks the open
+  // scripts (`recheckScripts`), which may name it.
+  void checkSource(const std::string& uri, bool recheckScripts = true);
   // Diagnoses text now, on the calling thread.
   core::Diagnosis diagnoseNow(const std::string& text, const std::string& sourceName) const;
   // Sources for fixes: the editor's open documents first, then the workspace folders on disk.

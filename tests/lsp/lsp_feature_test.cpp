@@ -358,6 +358,48 @@ TEST_F(Workspace, ATrainingScriptIsCheckedBeforeTheRunWithTheRulesFix) {
   EXPECT_TRUE(after["diagnostics"].empty()) << after.dump(2);
 }
 
+// Check 3 in the editor: a DeepSpeed config that cannot start is flagged in its own buffer, and a
+// script whose TrainingArguments disagree with the config it names is flagged on the arguments,
+// pointing into the config, whose quick fix edits the config (not the script).
+TEST_F(Workspace, DeepSpeedConfigsAreCheckedAloneAndAgainstTheScriptThatNamesThem) {
+  writeAll(dir_ / "both.json", "{\n  \"zero_optimization\": {\"stage\": 2},\n  \"fp16\": {\"enabled\": true},\n"
+                               "  \"bf16\": {\"enabled\": true}\n}\n");
+  writeAll(dir_ / "ds.json", "{\n  \"zero_optimization\": {\"stage\": 3},\n  \"fp16\": {\n    \"enabled\": true\n  }\n}\n");
+  writeAll(dir_ / "sft.py", "from transformers import Trainer, TrainingArguments\n"
+                            "args = TrainingArguments(output_dir='o', bf16=True, deepspeed='ds.json')\n"
+                            "Trainer(model=model, args=args).train()\n");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});
+  std::string both = uriOf(dir_ / "both.json");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", both}, {"languageId", "json"}, {"version", 1}, {"text", readAll(dir_ / "both.json")}}}});
+  json alone = diagnosticsFor(c, dir_ / "both.json");
+  ASSERT_EQ(alone["diagnostics"].size(), 1u) << alone.dump(2);
+  EXPECT_EQ(alone["diagnostics"][0]["code"], "deepspeed-fp16-bf16-both-enabled");
+  EXPECT_EQ(alone["diagnostics"][0]["range"]["start"]["line"], 3);  // "bf16": {"enabled": true}
+
+  std::string script = uriOf(dir_ / "sft.py");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", script}, {"languageId", "python"}, {"version", 1}, {"text", readAll(dir_ / "sft.py")}}}});
+  json published = diagnosticsFor(c, dir_ / "sft.py");
+  ASSERT_EQ(published["diagnostics"].size(), 1u) << published.dump(2);
+  const json& d = published["diagnostics"][0];
+  EXPECT_EQ(d["code"], "deepspeed-config-mismatch-training-arguments");
+  EXPECT_EQ(d["range"]["start"]["line"], 1);  // TrainingArguments(...)
+  bool pointsAtConfig = false;
+  for (const auto& r : d["relatedInformation"])
+    pointsAtConfig |= r["location"]["uri"] == uriOf(dir_ / "ds.json") && r["location"]["range"]["start"]["line"] == 3;
+  EXPECT_TRUE(pointsAtConfig) << d.dump(2);
+  json actions = c.call("textDocument/codeAction", {{"textDocument", {{"uri", script}}}, {"range", d["range"]},
+                                                    {"context", {{"diagnostics", {d}}}}})["result"];
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(2);
+  EXPECT_EQ(actions[0]["title"], "Set fp16.enabled=\"auto\", was true (ds.json:4)");
+  json edit = actions[0].contains("edit") ? actions[0]["edit"]
+                                          : c.call("codeAction/resolve", actions[0])["result"]["edit"];
+  const json& change = edit["documentChanges"][0];
+  EXPECT_EQ(change["textDocument"]["uri"], uriOf(dir_ / "ds.json"));
+  std::string fixed = applyLspEdits(readAll(dir_ / "ds.json"), change["edits"]);
+  EXPECT_NE(fixed.find("\"enabled\": \"auto\""), std::string::npos) << fixed;
+}
+
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
   InProcessClient c;
   json init = c.initialize(uriOf(dir_));
