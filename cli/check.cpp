@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <map>
 
 #include "cli/common.h"
@@ -13,6 +15,7 @@
 #include "core/render/report.h"
 #include "io/apply_edits.h"
 #include "io/files.h"
+#include "io/machine_probe.h"
 #include "io/workspace_sources.h"
 
 namespace denpex::cli {
@@ -33,6 +36,10 @@ names (TrainingArguments(deepspeed="ds_config.json")) is read beside the script,
 current folder.
 
 options:
+  --probe WHERE     also check the scripts against a machine: 'local' (probe this one now) or a
+                    probe file made on the target by 'denpex probe --output FILE' (bfloat16 on
+                    GPUs older than Ampere, DataLoader workers and a small /dev/shm, a driver
+                    too old for the installed torch)
   --format FORMAT   text (default), json, markdown or sarif
   --fix             show the fixes as a unified diff
   --apply           write the fixes (never over a file that changed meanwhile)
@@ -76,7 +83,7 @@ std::vector<fs::path> checkedFiles(const fs::path& dir) {
 }  // namespace
 
 int runCheck(const std::vector<std::string>& args) {
-  std::string format = "text", color = "auto";
+  std::string format = "text", color = "auto", probeFrom;
   bool fix = false, apply = false;
   std::vector<std::string> ruleDirs, paths;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -84,11 +91,12 @@ int runCheck(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return kExitClean;
-    } else if (a == "--format" || a == "--rules" || a == "--color") {
+    } else if (a == "--format" || a == "--rules" || a == "--color" || a == "--probe") {
       if (i + 1 >= args.size()) return usageError(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--format") format = v;
       else if (a == "--rules") ruleDirs.push_back(v);
+      else if (a == "--probe") probeFrom = v;
       else color = v;
     } else if (a.rfind("--format=", 0) == 0) {
       format = a.substr(9);
@@ -119,6 +127,18 @@ int runCheck(const std::vector<std::string>& args) {
     } else {
       files.push_back(fs::path(p).lexically_normal());
     }
+  }
+
+  std::optional<core::MachineProbe> probe;
+  if (probeFrom == "local") {
+    probe = io::probeThisMachine();
+  } else if (!probeFrom.empty()) {
+    std::string error;
+    auto text = io::readFile(probeFrom, error);
+    if (!text) return usageError("--probe " + error);
+    auto read = core::probeFromJson(*text, probeFrom);
+    if (!read) return usageError(read.error());
+    probe = std::move(*read);
   }
 
   io::LoadedRules load = loadRules(ruleDirs);
@@ -169,7 +189,7 @@ int runCheck(const std::vector<std::string>& args) {
         }
       }
     }
-    for (auto& f : core::checkPythonSource(text, load.rules, source, file.string(), configs)) {
+    for (auto& f : core::checkPythonSource(text, load.rules, source, file.string(), configs, probe ? &*probe : nullptr)) {
       // The fix goes into the script itself (the finding's frame): the user named it by checking it.
       io::WorkspaceSources::Options where;
       where.relativeToCurrentFolder = true;
@@ -183,6 +203,39 @@ int runCheck(const std::vector<std::string>& args) {
   printReport(core::ReportInput{diagnosis, plans}, format, color, fix);
   if (apply && !io::applyPlans(plans, std::cerr, false)) return kExitUsage;
   return diagnosis.findings.empty() ? kExitClean : kExitFound;
+}
+
+int runProbe(const std::vector<std::string>& args) {
+  std::string output;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::cout << "usage: denpex probe [--output FILE]\n\n"
+                   "Describes this machine for 'denpex check --probe FILE': its GPUs and their compute capability\n"
+                   "(nvidia-smi), the NVIDIA driver, the size of /dev/shm, whether it is a container, and the\n"
+                   "version and CUDA build of the torch that python3 (or the active virtual environment) would\n"
+                   "import, read from its files without importing it. Run it on the machine the job will run on\n"
+                   "(a cluster node) and check the scripts anywhere. Prints the probe as JSON, or writes FILE.\n";
+      return kExitClean;
+    }
+    if (args[i] == "--output" && i + 1 < args.size()) {
+      output = args[++i];
+    } else {
+      std::cerr << "denpex probe: unknown argument '" << args[i] << "'\n(see 'denpex probe --help')\n";
+      return kExitUsage;
+    }
+  }
+  std::string json = core::probeToJson(io::probeThisMachine());
+  if (output.empty()) {
+    std::cout << json;
+    return kExitClean;
+  }
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  if (!(out << json) || !out.flush()) {
+    std::cerr << "denpex probe: cannot write " << output << "\n";
+    return kExitUsage;
+  }
+  std::cerr << "denpex probe: wrote " << output << "\n";
+  return kExitClean;
 }
 
 }  // namespace denpex::cli

@@ -34,6 +34,7 @@ void printReport(const core::ReportInput& report, const std::string& format, con
 
 int runDiagnose(const std::vector<std::string>& args);
 int runCheck(const std::vector<std::string>& args);
+int runProbe(const std::vector<std::string>& args);
 int runExplain(const std::vector<std::string>& args);
 int runRules(const std::vector<std::string>& args);
 int runRun(const std::vector<std::string>& args);

@@ -15,7 +15,8 @@ usage: denpex <command> [options]
 
 commands:
   diagnose [PATH...]     diagnose log files or standard input ('-')
-  check [PATH...]        check training scripts before the run (float16 + AdamW's eps, ...)
+  check [PATH...]        check training scripts and configs before the run (float16 + AdamW's eps, ...)
+  probe                  describe this machine for 'check --probe' (GPUs, driver, /dev/shm, torch)
   run -- CMD...          run a training command, keep its log, diagnose it if it fails
   explain RULE           print a rule's full entry as Markdown
   rules list|lint|test   list, check or test rules
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "diagnose") return denpex::cli::runDiagnose(rest);
     if (command == "check") return denpex::cli::runCheck(rest);
+    if (command == "probe") return denpex::cli::runProbe(rest);
     if (command == "explain") return denpex::cli::runExplain(rest);
     if (command == "rules") return denpex::cli::runRules(rest);
     if (command == "lsp") return denpex::lsp::runLanguageServer(rest);

@@ -17,7 +17,8 @@ std::string_view lineText(std::string_view text, const Lines& lines, size_t line
 
 // The line as code: its comment (a '#' outside quotes) dropped and the insides of its strings
 // blanked, so that `print("model.half()")` casts nothing. A string that only names a dtype
-// ('float16', 'fp16', 'half') is kept: `torch_dtype="float16"` says what it says.
+// ('float16', 'fp16', 'half', 'bfloat16', 'bf16') is kept: `torch_dtype="float16"` says what
+// it says.
 std::string codeOf(std::string_view line) {
   std::string out(line);
   char quote = 0;
@@ -29,7 +30,7 @@ std::string codeOf(std::string_view line) {
         ++i;
       } else if (c == quote) {
         std::string_view inside = std::string_view(out).substr(open + 1, i - open - 1);
-        if (inside != "float16" && inside != "fp16" && inside != "half")
+        if (inside != "float16" && inside != "fp16" && inside != "half" && inside != "bfloat16" && inside != "bf16")
           for (size_t k = open + 1; k < i; ++k) out[k] = ' ';
         quote = 0;
       }

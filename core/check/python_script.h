@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/analyze/finding.h"
+#include "core/check/machine.h"
 #include "core/check/source_checks.h"
 #include "core/fix/python_calls.h"
 #include "core/rules/rule.h"
@@ -88,6 +89,8 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
 
 // Check 4 (ddp_checks.cpp): DDP around a module with a layer nothing uses.
 void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Finding>& out);
+// Check 6 (machine_checks.cpp): the script against a probe of the machine it will run on.
+void machineChecks(const Script& script, const MachineProbe& probe, const RuleSet& rules, std::vector<Finding>& out);
 // Check 3, against the script (deepspeed_checks.cpp): the config its TrainingArguments name.
 void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& configs, const RuleSet& rules,
                         std::vector<Finding>& out);

@@ -238,7 +238,8 @@ void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vect
 std::string foreseenFailure(const Rule& rule) { return "this configuration fails with " + rule.id + " at run time"; }
 
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source,
-                                       const std::string& path, const std::vector<NamedConfig>& configs) {
+                                       const std::string& path, const std::vector<NamedConfig>& configs,
+                                       const MachineProbe* probe) {
   std::vector<Finding> out;
   const Script script(text, source, path);
   adamwEpsUnderflow(script, rules, out);
@@ -246,6 +247,7 @@ std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rul
   flashAttentionFloat32(script, rules, out);
   ddpUnusedLayers(script, rules, out);
   trainerVsDeepSpeed(script, configs, rules, out);
+  if (probe) machineChecks(script, *probe, rules, out);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/analyze/finding.h"
+#include "core/check/machine.h"
 #include "core/rules/rule.h"
 
 namespace denpex::core {
@@ -30,8 +31,10 @@ struct NamedConfig {
 // `path`) the file and line to fix as the finding's user frame, so the rule's edits are planned
 // there. Findings whose rule is not in `rules` are not made. `configs`: the DeepSpeed configs the
 // script names (deepSpeedConfigsNamed), for the checks that compare them with the script.
+// `probe`: the machine the script will run on (machine.h), for the checks that need one.
 std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rules, uint32_t source = 0,
-                                       const std::string& path = {}, const std::vector<NamedConfig>& configs = {});
+                                       const std::string& path = {}, const std::vector<NamedConfig>& configs = {},
+                                       const MachineProbe* probe = nullptr);
 
 // The DeepSpeed config files a script's TrainingArguments name with a string literal, as written.
 std::vector<std::string> deepSpeedConfigsNamed(std::string_view script);

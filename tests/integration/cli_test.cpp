@@ -320,6 +320,27 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_TRUE(contains(readAll(dir_ / "belle/deepspeed_config.json"), "  \"fp16\": {\n    \"enabled\": \"auto\"\n  },"));
   EXPECT_EQ(denpex({"check", "belle"}, dir_).code, 0);
 
+  // Against a machine: a probe file captured elsewhere (a V100 container with an old driver), and
+  // this machine probed now (whatever it has, the probe is JSON that check reads back).
+  const std::string mixed = "tests/check_corpus/positives/bf16_dataloader_workers.py";
+  Result v100 = denpex({"check", "--format", "json", "--probe", "tests/check_corpus/probes/v100-docker-driver-470.json", mixed}, kSource);
+  EXPECT_EQ(v100.code, 1) << v100.err;
+  std::vector<std::string> onV100;
+  const auto v100Json = nlohmann::json::parse(v100.out);
+  for (const auto& f : v100Json["findings"]) onV100.push_back(f["rule"].get<std::string>());
+  EXPECT_EQ(onV100, (std::vector<std::string>{"bf16-unsupported-gpu", "dataloader-shm-exhausted", "cuda-driver-too-old"})) << v100.out;
+  EXPECT_EQ(denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", mixed}, kSource).code, 0);
+  Result probed = denpex({"probe", "--output", (dir_ / "here.json").string()});
+  EXPECT_EQ(probed.code, 0) << probed.err;
+  auto here = nlohmann::json::parse(readAll(dir_ / "here.json"));
+  EXPECT_EQ(here["denpex_probe"], 1);
+  EXPECT_TRUE(here["shm_bytes"].is_number_unsigned()) << here.dump();
+  EXPECT_TRUE(here["container"].is_boolean());
+  EXPECT_LE(denpex({"check", "--probe", (dir_ / "here.json").string(), mixed}, kSource).code, 1);
+  Result bad = denpex({"check", "--probe", "tests/check_corpus/working/SOURCES.md", mixed}, kSource);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(contains(bad.err, "tests/check_corpus/working/SOURCES.md: not a probe file (JSON object expected)")) << bad.err;
+
   // The DDP positive, recorded with real PyTorch on CPU (positives/recorded/record.sh): before
   // the fix the run fails with the very rule the check named; after it, it trains.
   Result before = denpex({"diagnose", "--format", "json", "tests/check_corpus/positives/recorded/ddp_unused_head.before.log"}, kSource);

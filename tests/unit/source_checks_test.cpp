@@ -276,5 +276,83 @@ TEST_F(SourceChecks, ADeepSpeedConfigThatDisagreesWithTheScriptsTrainingArgument
   EXPECT_EQ(deepSpeedConfigsNamed(script("")), (std::vector<std::string>{"ds.json"}));
 }
 
+// The readers of what the probes print, on the formats the tools print.
+TEST(MachineProbe, ReadsWhatTheProbesPrint) {
+  MachineProbe p;
+  readNvidiaSmi("Tesla V100-SXM2-32GB, 7.0, 470.182.03\nNVIDIA A100-SXM4-80GB, 8.0, 470.182.03\nnot a gpu line\n", p);
+  ASSERT_EQ(p.gpus.size(), 2u);
+  EXPECT_EQ(p.gpus[0].name, "Tesla V100-SXM2-32GB");
+  EXPECT_EQ(p.gpus[1].major, 8);
+  EXPECT_EQ(p.driver, "470.182.03");
+  EXPECT_EQ(driverFromProcVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"
+                                  "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+            "535.104.05");
+  EXPECT_EQ(driverFromProcVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build\n"), "550.54.15");
+  MachineProbe debian, pip;
+  readTorchVersionFile("__version__ = '1.13.0a0'\ndebug = False\ncuda = None\ngit_version = 'Unknown'\n", debian);
+  EXPECT_EQ(debian.torchVersion, "1.13.0a0");
+  EXPECT_FALSE(debian.torchCuda);
+  readTorchVersionFile("from typing import Optional\n__version__ = '2.4.0+cu121'\ndebug = False\ncuda: Optional[str] = '12.1'\n", pip);
+  EXPECT_EQ(pip.torchCuda, "12.1");
+  EXPECT_EQ(minimumDriverFor("12.1"), "525.60.13");
+  EXPECT_EQ(minimumDriverFor("11.8"), "450.80.02");
+  EXPECT_FALSE(minimumDriverFor("9.0"));
+  EXPECT_LT(compareVersions("470.182.03", "525.60.13"), 0);
+  EXPECT_EQ(compareVersions("525.60.13", "525.60.13"), 0);
+  EXPECT_GT(compareVersions("535.104.05", "525.60.13"), 0);
+  // A probe file round-trips; a wrong one says what is wrong.
+  p.shmBytes = 64u << 20;
+  p.container = true;
+  p.torchVersion = "2.1.2+cu121";
+  p.torchCuda = "12.1";
+  auto back = probeFromJson(probeToJson(p), "probe.json");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->gpus.size(), 2u);
+  EXPECT_EQ(back->shmBytes, 64u << 20);
+  EXPECT_EQ(back->torchCuda, "12.1");
+  EXPECT_EQ(probeFromJson("{}", "p.json").error(), "p.json: not a probe file of format 1 (made by 'denpex probe --output FILE')");
+  EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1, "gpus": [{"name": "x", "compute_capability": "eight"}]})", "p.json").error(),
+            "p.json: compute_capability 'eight' is not like 8.0");
+  EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1, "shm_bytes": "64M"})", "p.json").error(),
+            "p.json: 'shm_bytes' must be a number of bytes or null");
+}
+
+// Check 6: against a probe of the machine, each finding naming that machine; nothing without
+// a probe, or on a machine that has what the script needs.
+TEST_F(SourceChecks, AScriptIsCheckedAgainstTheMachineItWillRunOn) {
+  MachineProbe old;
+  old.origin = "node.json";
+  old.gpus = {{"Tesla T4", 7, 5}};
+  old.driver = "470.182.03";
+  old.shmBytes = 64u << 20;
+  old.container = true;
+  old.torchVersion = "2.1.2+cu121";
+  old.torchCuda = "12.1";
+  const std::string script = "import torch\nfrom torch.utils.data import DataLoader\n"
+                             "loader = DataLoader(ds, batch_size=64, num_workers=4)\n"
+                             "with torch.autocast('cuda', dtype=torch.bfloat16):\n    out = model(x)\n";
+  auto found = checkPythonSource(script, rules_, 0, "train.py", {}, &old);
+  std::vector<std::string> rules;
+  for (const auto& f : found) rules.push_back(f.rule->id + "@" + std::to_string(f.evidence[0].line + 1));
+  EXPECT_EQ(rules, (std::vector<std::string>{"bf16-unsupported-gpu@4", "dataloader-shm-exhausted@3", "cuda-driver-too-old@1"}));
+  EXPECT_EQ(found[0].observed[1], "Tesla T4 (compute capability 7.5, the machine of the probe file node.json) has no native "
+                                  "bfloat16: that needs 8.0 (Ampere) or newer");
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py").empty());
+  MachineProbe fine = old;
+  fine.gpus = {{"NVIDIA A100-SXM4-80GB", 8, 0}, {"NVIDIA H100 80GB HBM3", 9, 0}};
+  fine.driver = "535.104.05";
+  fine.shmBytes = 16ull << 30;
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &fine).empty());
+  // One old GPU among new ones: which one the job gets is not known.
+  MachineProbe mixed = fine;
+  mixed.gpus.push_back({"Tesla T4", 7, 5});
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &mixed).empty());
+  // No workers, or a number decided at run time.
+  const std::string noWorkers = "import torch\nfrom torch.utils.data import DataLoader\nDataLoader(ds, num_workers=0)\nDataLoader(ds, num_workers=args.workers)\n";
+  MachineProbe smallShm = fine;
+  smallShm.shmBytes = 64u << 20;
+  EXPECT_TRUE(checkPythonSource(noWorkers, rules_, 0, "train.py", {}, &smallShm).empty());
+}
+
 }  // namespace
 }  // namespace denpex::core

@@ -1,0 +1,132 @@
+// Machine probes: the probe file format and the readers of what the probes print (see machine.h).
+#include "core/check/machine.h"
+
+#include <re2/re2.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/text.h"
+
+namespace denpex::core {
+
+using nlohmann::json;
+
+namespace {
+constexpr int kProbeFormat = 1;
+}
+
+std::string probeToJson(const MachineProbe& probe) {
+  json j;
+  j["denpex_probe"] = kProbeFormat;
+  j["gpus"] = json::array();
+  for (const auto& g : probe.gpus)
+    j["gpus"].push_back({{"name", g.name}, {"compute_capability", std::to_string(g.major) + "." + std::to_string(g.minor)}});
+  j["driver"] = probe.driver ? json(*probe.driver) : json(nullptr);
+  j["shm_bytes"] = probe.shmBytes ? json(*probe.shmBytes) : json(nullptr);
+  j["container"] = probe.container;
+  j["torch"] = {{"version", probe.torchVersion ? json(*probe.torchVersion) : json(nullptr)},
+                {"cuda", probe.torchCuda ? json(*probe.torchCuda) : json(nullptr)}};
+  j["notes"] = probe.notes;
+  return j.dump(2) + "\n";
+}
+
+Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& origin) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{origin + ": not a probe file (JSON object expected)"};
+  if (!j.contains("denpex_probe") || j["denpex_probe"] != kProbeFormat)
+    return Error{origin + ": not a probe file of format " + std::to_string(kProbeFormat) + " (made by 'denpex probe --output FILE')"};
+  MachineProbe p;
+  p.origin = origin;
+  auto optString = [&](const json& v, const char* what) -> Expected<std::optional<std::string>> {
+    if (v.is_null()) return std::optional<std::string>();
+    if (!v.is_string()) return Error{origin + ": '" + std::string(what) + "' must be a string or null"};
+    return std::optional<std::string>(v.get<std::string>());
+  };
+  static const RE2 capability(R"((\d{1,2})\.(\d{1,2}))");
+  for (const auto& g : j.value("gpus", json::array())) {
+    if (!g.is_object() || !g.contains("name") || !g["name"].is_string() || !g.contains("compute_capability") ||
+        !g["compute_capability"].is_string())
+      return Error{origin + ": each of 'gpus' needs a 'name' and a 'compute_capability' (\"8.0\")"};
+    MachineProbe::Gpu gpu;
+    gpu.name = g["name"].get<std::string>();
+    if (!RE2::FullMatch(g["compute_capability"].get<std::string>(), capability, &gpu.major, &gpu.minor))
+      return Error{origin + ": compute_capability '" + g["compute_capability"].get<std::string>() + "' is not like 8.0"};
+    p.gpus.push_back(std::move(gpu));
+  }
+  auto driver = optString(j.value("driver", json()), "driver");
+  if (!driver) return Error{driver.error()};
+  p.driver = *driver;
+  const json& shm = j.value("shm_bytes", json());
+  if (!shm.is_null() && !shm.is_number_unsigned()) return Error{origin + ": 'shm_bytes' must be a number of bytes or null"};
+  if (!shm.is_null()) p.shmBytes = shm.get<uint64_t>();
+  const json& container = j.value("container", json(false));
+  if (!container.is_boolean()) return Error{origin + ": 'container' must be true or false"};
+  p.container = container.get<bool>();
+  const json torch = j.value("torch", json::object());
+  if (!torch.is_object()) return Error{origin + ": 'torch' must be an object"};
+  auto version = optString(torch.value("version", json()), "torch.version");
+  auto cuda = optString(torch.value("cuda", json()), "torch.cuda");
+  if (!version) return Error{version.error()};
+  if (!cuda) return Error{cuda.error()};
+  p.torchVersion = *version;
+  p.torchCuda = *cuda;
+  return p;
+}
+
+void readNvidiaSmi(std::string_view csv, MachineProbe& probe) {
+  static const RE2 line(R"(\s*([^,]+?)\s*,\s*(\d{1,2})\.(\d{1,2})\s*,\s*([0-9.]+)\s*)");
+  size_t at = 0;
+  while (at < csv.size()) {
+    size_t end = csv.find('\n', at);
+    if (end == std::string_view::npos) end = csv.size();
+    std::string_view l = text::trim(csv.substr(at, end - at));
+    at = end + 1;
+    MachineProbe::Gpu gpu;
+    std::string driver;
+    if (!RE2::FullMatch(l, line, &gpu.name, &gpu.major, &gpu.minor, &driver)) continue;
+    probe.gpus.push_back(std::move(gpu));
+    if (!probe.driver) probe.driver = driver;
+  }
+}
+
+std::optional<std::string> driverFromProcVersion(std::string_view text) {
+  static const RE2 version(R"(Kernel Module(?: for [^ ]+)?\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
+  std::string v;
+  if (RE2::PartialMatch(text, version, &v)) return v;
+  return std::nullopt;
+}
+
+void readTorchVersionFile(std::string_view text, MachineProbe& probe) {
+  static const RE2 version(R"((?m)^__version__\s*=\s*['"]([^'"]+)['"])");
+  static const RE2 cuda(R"((?m)^cuda\s*(?::\s*[\w\[\]]+\s*)?=\s*['"]([0-9.]+)['"])");
+  std::string v;
+  if (RE2::PartialMatch(text, version, &v)) probe.torchVersion = v;
+  if (RE2::PartialMatch(text, cuda, &v)) probe.torchCuda = v;
+}
+
+int compareVersions(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    uint64_t x = 0, y = 0;
+    while (i < a.size() && a[i] != '.') x = x * 10 + static_cast<uint64_t>(text::isDigit(a[i]) ? a[i] - '0' : 0), ++i;
+    while (j < b.size() && b[j] != '.') y = y * 10 + static_cast<uint64_t>(text::isDigit(b[j]) ? b[j] - '0' : 0), ++j;
+    if (x != y) return x < y ? -1 : 1;
+    ++i, ++j;
+  }
+  return 0;
+}
+
+std::optional<std::string> minimumDriverFor(const std::string& cuda) {
+  // NVIDIA's CUDA release notes: the oldest Linux driver of each CUDA major version (minor-version
+  // compatibility), and per minor version before CUDA 11.
+  static const std::pair<const char*, const char*> kTable[] = {
+      {"13", "580.65.06"}, {"12", "525.60.13"}, {"11", "450.80.02"}, {"10.2", "440.33"}, {"10.1", "418.39"}, {"10.0", "410.48"},
+  };
+  for (const auto& [version, driver] : kTable) {
+    std::string v(version);
+    if (cuda == v || cuda.rfind(v + ".", 0) == 0) return std::string(driver);
+  }
+  return std::nullopt;
+}
+
+}  // namespace denpex::core

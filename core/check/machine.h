@@ -1,0 +1,52 @@
+// What a machine probe says about the machine a run will use: its GPUs and their compute
+// capability, the NVIDIA driver, /dev/shm, whether it is a container, and the installed torch's
+// version and CUDA build. Probed here (io/machine_probe.h, `denpex probe`) or read from a probe
+// file captured on the target (a cluster node) with `denpex probe --output FILE`. The checks that
+// use it say which machine it describes. Pure: parsing and printing only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/expected.h"
+
+namespace denpex::core {
+
+struct MachineProbe {
+  struct Gpu {
+    std::string name;
+    int major = 0, minor = 0;  // compute capability
+  };
+  std::vector<Gpu> gpus;
+  std::optional<std::string> driver;        // "535.104.05"
+  std::optional<uint64_t> shmBytes;         // the size of /dev/shm
+  bool container = false;                   // Docker, Podman, Kubernetes
+  std::optional<std::string> torchVersion;  // "2.1.0+cu121"
+  std::optional<std::string> torchCuda;     // "12.1"; none for a CPU build
+  std::string origin;                       // "this machine", or the probe file's path
+  std::vector<std::string> notes;           // probes that found nothing, and why
+};
+
+// The probe as a probe file (JSON, format 1), and back. A file of another format, or one whose
+// values have the wrong types, is an error that says which.
+std::string probeToJson(const MachineProbe& probe);
+Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& origin);
+
+// nvidia-smi's answer to --query-gpu=name,compute_cap,driver_version --format=csv,noheader:
+// one GPU per line. Lines it cannot read are left out.
+void readNvidiaSmi(std::string_view csv, MachineProbe& probe);
+// The driver version in /proc/driver/nvidia/version ("... Kernel Module  535.104.05  ...").
+std::optional<std::string> driverFromProcVersion(std::string_view text);
+// torch/version.py's `__version__` and `cuda` (None for a CPU build), read as text.
+void readTorchVersionFile(std::string_view text, MachineProbe& probe);
+
+// The oldest Linux driver that runs CUDA `cuda` ("12.1") with minor-version compatibility; none
+// for a version this table does not know.
+std::optional<std::string> minimumDriverFor(const std::string& cuda);
+// Compares dotted versions numerically ("470.57.02" < "525.60.13"): -1, 0 or 1.
+int compareVersions(std::string_view a, std::string_view b);
+
+}  // namespace denpex::core

@@ -1,0 +1,103 @@
+// Check 6: the script against a probe of the machine it will run on (machine.h). Each finding
+// says which machine the probe described: a script is fine or not for a given machine, and the
+// one that ran `denpex check` need not be the one that runs the job.
+//   - bfloat16 asked for where every GPU is older than compute capability 8.0 (Ampere), which
+//     has no native bfloat16 (torch.cuda.is_bf16_supported() may still say yes: it counts
+//     emulation);
+//   - DataLoader workers in a container whose /dev/shm is smaller than 256 MiB (Docker's
+//     default is 64 MiB), where each batch a worker hands over lives;
+//   - an NVIDIA driver older than the one the installed torch's CUDA needs.
+#include <re2/re2.h>
+
+#include "core/base/text.h"
+#include "core/check/machine.h"
+#include "core/check/python_script.h"
+
+namespace denpex::core::check_detail {
+
+namespace {
+
+constexpr uint64_t kSmallShm = 256ull << 20;
+
+std::string describe(const MachineProbe& probe) {
+  return probe.origin.empty() || probe.origin == "this machine" ? "this machine (probed now)"
+                                                                 : "the machine of the probe file " + probe.origin;
+}
+
+// The first line of code matching `re`, with the match's span.
+std::optional<Cast> firstMatch(const Script& script, const RE2& re) {
+  for (size_t line = 0; line < script.lines.starts.size(); ++line) {
+    std::string code = codeOf(lineText(script.text, script.lines, line));
+    re2::StringPiece m;
+    if (RE2::PartialMatch(code, re, &m))
+      return Cast{line, static_cast<size_t>(m.data() - code.data()), static_cast<size_t>(m.data() - code.data()) + m.size()};
+  }
+  return std::nullopt;
+}
+
+Finding probeFinding(const Script& script, const std::shared_ptr<const Rule>& rule, const Cast& at, const char* signal) {
+  Finding f;
+  f.rule = rule;
+  f.confidence = 1.0;
+  f.evidence.push_back(evidenceAt(script.text, script.lines, script.source, at.line, at.begin, at.end, signal));
+  f.userFrame = frameAt(script.path, script.source, at.line);
+  return f;
+}
+
+}  // namespace
+
+void machineChecks(const Script& script, const MachineProbe& probe, const RuleSet& rules, std::vector<Finding>& out) {
+  const std::string machine = describe(probe);
+  // bfloat16 on GPUs without it.
+  auto bf16Rule = ruleById(rules, "bf16-unsupported-gpu");
+  bool allOld = !probe.gpus.empty();
+  for (const auto& g : probe.gpus) allOld &= g.major < 8;
+  if (bf16Rule && allOld) {
+    static const RE2 bf16(R"((\bbf16\s*=\s*True\b|\btorch\s*\.\s*bfloat16\b|\bmixed_precision\s*=\s*['"]bf16['"]))");
+    if (auto at = firstMatch(script, bf16)) {
+      const auto& g = probe.gpus.front();
+      Finding f = probeFinding(script, bf16Rule, *at, "bf16");
+      f.observed.push_back("line " + std::to_string(at->line + 1) + " asks for bfloat16");
+      f.observed.push_back(g.name + " (compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) + ", " +
+                           machine + ") has no native bfloat16: that needs 8.0 (Ampere) or newer");
+      f.observed.push_back(foreseenFailure(*bf16Rule));
+      out.push_back(std::move(f));
+    }
+  }
+  // DataLoader workers and a small /dev/shm.
+  auto shmRule = ruleById(rules, "dataloader-shm-exhausted");
+  if (shmRule && probe.shmBytes && *probe.shmBytes < kSmallShm) {
+    for (const auto& call : findPythonCalls(script.text, {"DataLoader"})) {
+      auto q = resolvePythonName(script.imports, call.name);
+      if (!q || (*q != "torch.utils.data.DataLoader" && *q != "torch.utils.data.dataloader.DataLoader")) continue;
+      auto workers = floatLiteral(keywordValue(script.text, call, "num_workers"));
+      if (!workers || *workers < 1) continue;
+      Evidence e = callEvidence(script.text, script.lines, script.source, call, "num_workers");
+      Finding f = probeFinding(script, shmRule, Cast{e.line, e.begin, e.end}, "num_workers");
+      f.observed.push_back(call.name + "(...) starts " + std::string(keywordValue(script.text, call, "num_workers")) +
+                           " worker processes, which hand every batch over through /dev/shm");
+      f.observed.push_back("/dev/shm holds " + std::to_string(*probe.shmBytes >> 20) + " MiB on " + machine +
+                           (probe.container ? " (a container)" : ""));
+      f.observed.push_back(foreseenFailure(*shmRule));
+      out.push_back(std::move(f));
+      break;
+    }
+  }
+  // A driver too old for the installed torch's CUDA.
+  auto driverRule = ruleById(rules, "cuda-driver-too-old");
+  if (driverRule && probe.driver && probe.torchCuda) {
+    auto needed = minimumDriverFor(*probe.torchCuda);
+    static const RE2 importsTorch(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
+    auto at = firstMatch(script, importsTorch);
+    if (needed && at && compareVersions(*probe.driver, *needed) < 0) {
+      Finding f = probeFinding(script, driverRule, *at, "import_torch");
+      f.observed.push_back("torch " + probe.torchVersion.value_or("?") + " is built for CUDA " + *probe.torchCuda +
+                           ", which needs NVIDIA driver " + *needed + " or newer");
+      f.observed.push_back("the driver of " + machine + " is " + *probe.driver);
+      f.observed.push_back(foreseenFailure(*driverRule));
+      out.push_back(std::move(f));
+    }
+  }
+}
+
+}  // namespace denpex::core::check_detail

@@ -1,0 +1,84 @@
+// Probing this machine (see machine_probe.h).
+#include "io/machine_probe.h"
+
+#include <sys/statvfs.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/base/text.h"
+#include "io/files.h"
+
+namespace denpex::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What a shell command prints on its standard output (its errors are dropped), at most 64 KiB.
+std::string outputOf(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && out.size() < (64u << 10)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+std::optional<std::string> smallFile(const fs::path& path) {
+  std::string error;
+  ReadLimits limits;
+  limits.maxBytes = 1 << 20;
+  return readFile(path, error, limits);
+}
+
+bool inContainer() {
+  std::error_code ec;
+  if (fs::exists("/.dockerenv", ec) || fs::exists("/run/.containerenv", ec) || std::getenv("KUBERNETES_SERVICE_HOST"))
+    return true;
+  auto cgroup = smallFile("/proc/1/cgroup");
+  if (!cgroup) return false;
+  for (const char* marker : {"docker", "kubepods", "containerd", "libpod", "lxc"})
+    if (cgroup->find(marker) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+core::MachineProbe probeThisMachine() {
+  core::MachineProbe probe;
+  probe.origin = "this machine";
+  std::string smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null");
+  core::readNvidiaSmi(smi, probe);
+  if (probe.gpus.empty()) probe.notes.push_back("nvidia-smi listed no GPU (not installed, no driver, or no GPU)");
+  if (auto version = smallFile("/proc/driver/nvidia/version")) {
+    if (auto driver = core::driverFromProcVersion(*version)) probe.driver = driver;
+  }
+  struct statvfs shm{};
+  if (::statvfs("/dev/shm", &shm) == 0) probe.shmBytes = static_cast<uint64_t>(shm.f_blocks) * shm.f_frsize;
+  else probe.notes.push_back("/dev/shm is not mounted");
+  probe.container = inContainer();
+  // The torch the training script will import: the active virtual environment's, else python3's.
+  std::string python = "python3";
+  if (const char* venv = std::getenv("VIRTUAL_ENV")) {
+    std::string candidate = (fs::path(venv) / "bin" / "python").string();
+    std::error_code ec;
+    // Quoted for the shell; a path with a quote of its own is not used.
+    if (fs::exists(candidate, ec) && candidate.find('\'') == std::string::npos) python = "'" + candidate + "'";
+  }
+  const std::string printed = outputOf(
+      python + " -c \"import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s and s.origin else '')\" 2>/dev/null");
+  const std::string origin(core::text::trim(printed));
+  if (!origin.empty()) {
+    if (auto version = smallFile(fs::path(origin).parent_path() / "version.py")) core::readTorchVersionFile(*version, probe);
+  } else {
+    probe.notes.push_back("no torch found by " + python);
+  }
+  return probe;
+}
+
+}  // namespace denpex::io
