@@ -132,9 +132,19 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
     async command(title) {
       // A webview (a preview, the report) keeps the keyboard, F1 included: take it back first.
       await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
-      await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget .quick-input-box input').first();
-      await input.waitFor({ state: 'visible' });
+      // On a busy machine a key pressed while the workbench is still settling (an editor that
+      // just took the focus) can go nowhere: press again, a few times, before giving up.
+      for (let attempt = 1; ; ++attempt) {
+        await page.keyboard.press('F1');
+        try {
+          await input.waitFor({ state: 'visible', timeout: 8000 });
+          break;
+        } catch (e) {
+          if (attempt === 4) throw e;
+          await page.locator('.monaco-workbench').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+        }
+      }
       await input.fill(`>${title}`, { timeout: 10000 }).catch(async (e) => {
         // Say where the keyboard was: the usual cause is a view that kept the focus.
         await vscode.shot(`palette-${title.replace(/\W+/g, '-')}`).catch(() => {});
