@@ -61,10 +61,12 @@ bool skippedFolder(const fs::path& p) {
          name == "node_modules" || name == "build" || name == "dist" || name == "__pycache__";
 }
 
-bool checkedFile(const fs::path& p) { return p.extension() == ".py" || p.extension() == ".json"; }
+bool checkedFile(const fs::path& p) {
+  return p.extension() == ".py" || p.extension() == ".json" || p.extension() == ".yaml" || p.extension() == ".yml";
+}
 
-// The Python files and JSON configs of a folder, sorted; a folder that holds none is an error
-// for the caller.
+// The Python files and JSON and YAML configs of a folder, sorted; a folder that holds none is an
+// error for the caller.
 std::vector<fs::path> checkedFiles(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -122,7 +124,7 @@ int runCheck(const std::vector<std::string>& args) {
     if (ec || !fs::exists(status)) return usageError(p + ": no such file or folder");
     if (fs::is_directory(status)) {
       auto found = checkedFiles(p);
-      if (found.empty()) return usageError(p + ": a folder with no Python files or JSON configs");
+      if (found.empty()) return usageError(p + ": a folder with no Python files or JSON or YAML configs");
       files.insert(files.end(), found.begin(), found.end());
     } else {
       files.push_back(fs::path(p).lexically_normal());
@@ -165,32 +167,39 @@ int runCheck(const std::vector<std::string>& args) {
     if (!src) return usageError(error);
     const uint32_t source = src->first;
     const std::string& text = src->second;
-    if (file.extension() == ".json") {
-      for (auto& f : core::checkDeepSpeedConfig(text, load.rules, source, file.string())) {
-        plans.emplace_back();  // the config's fixes are choices the finding explains
-        diagnosis.findings.push_back(std::move(f));
-      }
-      continue;
-    }
-    // The DeepSpeed configs the script names, beside it or in the current folder: JSON files of
-    // at most 1 MiB, read only to be compared.
-    std::vector<core::NamedConfig> configs;
-    for (const auto& name : core::deepSpeedConfigsNamed(text)) {
-      for (const fs::path& dir : {file.parent_path(), fs::path()}) {
-        fs::path candidate = (dir / name).lexically_normal();
-        std::error_code sizeError;
-        if (candidate.extension() != ".json" || !fs::is_regular_file(candidate, sizeError) ||
-            fs::file_size(candidate, sizeError) > (1u << 20))
-          continue;
-        std::string ignored;
-        if (const auto* config = sourceOf(candidate, ignored)) {
-          configs.push_back({name, config->second, config->first, candidate.string()});
-          break;
+    // The DeepSpeed configs a script or an Accelerate config names, beside it or in the current
+    // folder: JSON files of at most 1 MiB, read only to be compared.
+    auto namedConfigs = [&](const std::vector<std::string>& names) {
+      std::vector<core::NamedConfig> configs;
+      for (const auto& name : names) {
+        for (const fs::path& dir : {file.parent_path(), fs::path()}) {
+          fs::path candidate = (dir / name).lexically_normal();
+          std::error_code sizeError;
+          if (candidate.extension() != ".json" || !fs::is_regular_file(candidate, sizeError) ||
+              fs::file_size(candidate, sizeError) > (1u << 20))
+            continue;
+          std::string ignored;
+          if (const auto* config = sourceOf(candidate, ignored)) {
+            configs.push_back({name, config->second, config->first, candidate.string()});
+            break;
+          }
         }
       }
+      return configs;
+    };
+    const core::MachineProbe* machine = probe ? &*probe : nullptr;
+    std::vector<core::Finding> found;
+    if (file.extension() == ".json") {
+      found = core::checkDeepSpeedConfig(text, load.rules, source, file.string());
+    } else if (file.extension() != ".py") {
+      found = core::checkAccelerateConfig(text, load.rules, source, file.string(),
+                                          namedConfigs(core::deepSpeedConfigsNamedByAccelerate(text)), machine);
+    } else {
+      found = core::checkPythonSource(text, load.rules, source, file.string(), namedConfigs(core::deepSpeedConfigsNamed(text)),
+                                      machine);
     }
-    for (auto& f : core::checkPythonSource(text, load.rules, source, file.string(), configs, probe ? &*probe : nullptr)) {
-      // The fix goes into the script itself (the finding's frame): the user named it by checking it.
+    for (auto& f : found) {
+      // The fix goes where the finding's frame is: the file checked, or the config it names.
       io::WorkspaceSources::Options where;
       where.relativeToCurrentFolder = true;
       where.roots.push_back(file.has_parent_path() ? file.parent_path() : fs::path("."));

@@ -19,17 +19,13 @@ namespace {
 
 constexpr uint64_t kSmallShm = 256ull << 20;
 
-std::string describe(const MachineProbe& probe) {
-  return probe.origin.empty() || probe.origin == "this machine" ? "this machine (probed now)"
-                                                                 : "the machine of the probe file " + probe.origin;
-}
-
-// The first line of code matching `re`, with the match's span.
+// The first line of code matching `re` that runs whatever happens (not under an if), with the
+// match's span.
 std::optional<Cast> firstMatch(const Script& script, const RE2& re) {
   for (size_t line = 0; line < script.lines.starts.size(); ++line) {
     std::string code = codeOf(lineText(script.text, script.lines, line));
     re2::StringPiece m;
-    if (RE2::PartialMatch(code, re, &m))
+    if (RE2::PartialMatch(code, re, &m) && !underCondition(script.text, script.lines, line))
       return Cast{line, static_cast<size_t>(m.data() - code.data()), static_cast<size_t>(m.data() - code.data()) + m.size()};
   }
   return std::nullopt;
@@ -46,20 +42,37 @@ Finding probeFinding(const Script& script, const std::shared_ptr<const Rule>& ru
 
 }  // namespace
 
+std::string describeMachine(const MachineProbe& probe) {
+  return probe.origin.empty() || probe.origin == "this machine" ? "this machine (probed now)"
+                                                                 : "the machine of the probe file " + probe.origin;
+}
+
+bool gpusLackBf16(const MachineProbe& probe) {
+  if (probe.gpus.empty()) return false;
+  for (const auto& g : probe.gpus)
+    if (g.major >= 8) return false;
+  return true;
+}
+
+std::string noBf16(const MachineProbe& probe) {
+  const auto& g = probe.gpus.front();
+  return g.name + " (compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) + ", " +
+         describeMachine(probe) + ") has no native bfloat16: that needs 8.0 (Ampere) or newer";
+}
+
 void machineChecks(const Script& script, const MachineProbe& probe, const RuleSet& rules, std::vector<Finding>& out) {
-  const std::string machine = describe(probe);
+  const std::string machine = describeMachine(probe);
   // bfloat16 on GPUs without it.
   auto bf16Rule = ruleById(rules, "bf16-unsupported-gpu");
-  bool allOld = !probe.gpus.empty();
-  for (const auto& g : probe.gpus) allOld &= g.major < 8;
-  if (bf16Rule && allOld) {
-    static const RE2 bf16(R"((\bbf16\s*=\s*True\b|\btorch\s*\.\s*bfloat16\b|\bmixed_precision\s*=\s*['"]bf16['"]))");
+  if (bf16Rule && gpusLackBf16(probe)) {
+    // Asked for, not merely named (a dtype table, a policy object defined for later).
+    static const RE2 bf16(R"re((\bbf16\s*=\s*True\b|\b(?:torch_)?dtype\s*=\s*torch\s*\.\s*bfloat16\b|)re"
+                          R"re(\bmixed_precision\s*=\s*['"]bf16['"]|\bprecision\s*=\s*['"]bf16(?:-mixed|-true)?['"]|)re"
+                          R"re(\.\s*bfloat16\s*\(\s*\)|\.\s*to\s*\([^)]*\btorch\s*\.\s*bfloat16\b))re");
     if (auto at = firstMatch(script, bf16)) {
-      const auto& g = probe.gpus.front();
       Finding f = probeFinding(script, bf16Rule, *at, "bf16");
       f.observed.push_back("line " + std::to_string(at->line + 1) + " asks for bfloat16");
-      f.observed.push_back(g.name + " (compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) + ", " +
-                           machine + ") has no native bfloat16: that needs 8.0 (Ampere) or newer");
+      f.observed.push_back(noBf16(probe));
       f.observed.push_back(foreseenFailure(*bf16Rule));
       out.push_back(std::move(f));
     }

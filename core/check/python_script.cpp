@@ -17,8 +17,8 @@ std::string_view lineText(std::string_view text, const Lines& lines, size_t line
 
 // The line as code: its comment (a '#' outside quotes) dropped and the insides of its strings
 // blanked, so that `print("model.half()")` casts nothing. A string that only names a dtype
-// ('float16', 'fp16', 'half', 'bfloat16', 'bf16') is kept: `torch_dtype="float16"` says what
-// it says.
+// ('float16', 'fp16', 'half', 'bfloat16', 'bf16', Lightning's 'bf16-mixed' and 'bf16-true')
+// is kept: `torch_dtype="float16"` says what it says.
 std::string codeOf(std::string_view line) {
   std::string out(line);
   char quote = 0;
@@ -30,7 +30,8 @@ std::string codeOf(std::string_view line) {
         ++i;
       } else if (c == quote) {
         std::string_view inside = std::string_view(out).substr(open + 1, i - open - 1);
-        if (inside != "float16" && inside != "fp16" && inside != "half" && inside != "bfloat16" && inside != "bf16")
+        if (inside != "float16" && inside != "fp16" && inside != "half" && inside != "bfloat16" && inside != "bf16" &&
+            inside != "bf16-mixed" && inside != "bf16-true")
           for (size_t k = open + 1; k < i; ++k) out[k] = ' ';
         quote = 0;
       }
@@ -123,6 +124,28 @@ Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, 
 }
 
 // The value of a call's keyword argument, trimmed; empty when it has none.
+bool underCondition(std::string_view text, const Lines& lines, size_t line) {
+  static const RE2 ternary(R"(\bif\b.*\belse\b)");
+  static const RE2 header(R"((?:if|elif|else|except|try)\b.*)");
+  auto indentOf = [](std::string_view l) {
+    size_t i = 0;
+    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+    return i;
+  };
+  std::string code = codeOf(lineText(text, lines, line));
+  if (RE2::PartialMatch(code, ternary)) return true;
+  size_t indent = indentOf(code);
+  for (size_t l = line; l-- > 0 && indent > 0;) {
+    std::string outer = codeOf(lineText(text, lines, l));
+    if (text::trim(outer).empty()) continue;
+    size_t outerIndent = indentOf(outer);
+    if (outerIndent >= indent) continue;
+    indent = outerIndent;
+    if (RE2::FullMatch(std::string_view(outer).substr(outerIndent), header)) return true;
+  }
+  return false;
+}
+
 std::string_view keywordValue(std::string_view text, const PythonCall& call, std::string_view keyword) {
   for (const auto& a : call.args)
     if (a.keyword == keyword) return text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin));

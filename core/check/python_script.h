@@ -82,6 +82,9 @@ std::string_view keywordValue(std::string_view text, const PythonCall& call, std
 std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a);
 // The model a Trainer call trains: its `model=` argument, when that is a plain name.
 std::optional<std::string> trainedModel(std::string_view text, const PythonCall& trainer);
+// Whether a line runs only under a condition: inside an if/elif/else/except block, or an
+// expression with `... if ... else ...` on the line itself.
+bool underCondition(std::string_view text, const Lines& lines, size_t line);
 // The evidence of a call: its line, from its name to its ')' (or the line's end).
 Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source, const PythonCall& call, const char* signal);
 // The finding's frame: the line of the script to fix, so the rule's edits are planned there.
@@ -91,6 +94,13 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
 void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Finding>& out);
 // Check 6 (machine_checks.cpp): the script against a probe of the machine it will run on.
 void machineChecks(const Script& script, const MachineProbe& probe, const RuleSet& rules, std::vector<Finding>& out);
+// Which machine a probe describes, as findings say it: "this machine (probed now)" or "the
+// machine of the probe file F".
+std::string describeMachine(const MachineProbe& probe);
+// Whether the probe lists GPUs and every one predates Ampere (no native bfloat16), and the
+// finding's line that says so.
+bool gpusLackBf16(const MachineProbe& probe);
+std::string noBf16(const MachineProbe& probe);
 // Check 3, against the script (deepspeed_checks.cpp): the config its TrainingArguments name.
 void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& configs, const RuleSet& rules,
                         std::vector<Finding>& out);

@@ -39,6 +39,16 @@ std::vector<Finding> checkPythonSource(std::string_view text, const RuleSet& rul
 // The DeepSpeed config files a script's TrainingArguments name with a string literal, as written.
 std::vector<std::string> deepSpeedConfigsNamed(std::string_view script);
 
+// The DeepSpeed config file an Accelerate config (YAML, as `accelerate config` writes it) names
+// under deepspeed_config, as written.
+std::vector<std::string> deepSpeedConfigsNamedByAccelerate(std::string_view yaml);
+
+// Findings for an Accelerate config: its mixed_precision against the DeepSpeed config it names
+// (`configs`, read by the caller), and bf16 against a probe of the machine.
+std::vector<Finding> checkAccelerateConfig(std::string_view text, const RuleSet& rules, uint32_t source,
+                                           const std::string& path, const std::vector<NamedConfig>& configs = {},
+                                           const MachineProbe* probe = nullptr);
+
 // Findings for a DeepSpeed JSON config on its own (fp16 and bf16 both enabled, batch sizes no
 // world size satisfies); none for JSON that is not a DeepSpeed config.
 std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& rules, uint32_t source = 0,

@@ -267,9 +267,13 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   Result none = denpex({"check", "no/such.py"});
   EXPECT_EQ(none.code, 2);
   EXPECT_TRUE(contains(none.err, "no/such.py: no such file or folder")) << none.err;
-  Result empty = denpex({"check", "rules"});
+  fs::create_directories(dir_ / "notes");
+  writeAll(dir_ / "notes/readme.md", "# notes\n");
+  Result empty = denpex({"check", "notes"}, dir_);
   EXPECT_EQ(empty.code, 2);
-  EXPECT_TRUE(contains(empty.err, "rules: a folder with no Python files")) << empty.err;
+  EXPECT_TRUE(contains(empty.err, "notes: a folder with no Python files or JSON or YAML configs")) << empty.err;
+  // Rule files are YAML but not Accelerate configs: read, nothing found.
+  EXPECT_EQ(denpex({"check", "rules"}).code, 0);
 }
 
 // Precision over recall, on real scripts: the working training scripts and configs of public
@@ -288,6 +292,7 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
     where.push_back(f["evidence"][0]["source"].get<std::string>() + ":" + std::to_string(f["evidence"][0]["line"].get<int>()) +
                     " " + f["rule"].get<std::string>());
   EXPECT_EQ(where, (std::vector<std::string>{
+                       "tests/check_corpus/positives/accelerate_bf16_vs_ds_fp16/default_config.yaml:13 deepspeed-config-mismatch-training-arguments",
                        "tests/check_corpus/positives/ddp_unused_head.py:31 ddp-unused-parameters",
                        "tests/check_corpus/positives/ds_batch_sizes.json:2 deepspeed-batch-size-mismatch",
                        "tests/check_corpus/positives/ds_fp16_and_bf16.json:10 deepspeed-fp16-bf16-both-enabled",
@@ -330,6 +335,9 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   for (const auto& f : v100Json["findings"]) onV100.push_back(f["rule"].get<std::string>());
   EXPECT_EQ(onV100, (std::vector<std::string>{"bf16-unsupported-gpu", "dataloader-shm-exhausted", "cuda-driver-too-old"})) << v100.out;
   EXPECT_EQ(denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", mixed}, kSource).code, 0);
+  // The working corpus fits an A100 node: nothing, with the probe as without.
+  Result onA100 = denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", "tests/check_corpus/working"}, kSource);
+  EXPECT_EQ(onA100.code, 0) << onA100.out;
   Result probed = denpex({"probe", "--output", (dir_ / "here.json").string()});
   EXPECT_EQ(probed.code, 0) << probed.err;
   auto here = nlohmann::json::parse(readAll(dir_ / "here.json"));

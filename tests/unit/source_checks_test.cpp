@@ -276,6 +276,42 @@ TEST_F(SourceChecks, ADeepSpeedConfigThatDisagreesWithTheScriptsTrainingArgument
   EXPECT_EQ(deepSpeedConfigsNamed(script("")), (std::vector<std::string>{"ds.json"}));
 }
 
+// Accelerate configs, read line by line: mixed precision against the DeepSpeed file they name,
+// and bf16 against the machine.
+TEST_F(SourceChecks, AnAccelerateConfigIsCheckedAgainstItsDeepSpeedFileAndTheMachine) {
+  const std::string yaml = "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  deepspeed_config_file: 'ds.json'\n"
+                           "  zero3_init_flag: false\ndistributed_type: DEEPSPEED\nmixed_precision: bf16  # fast\nnum_processes: 8\n";
+  EXPECT_EQ(deepSpeedConfigsNamedByAccelerate(yaml), (std::vector<std::string>{"ds.json"}));
+  const std::string fp16 = "{\n  \"fp16\": {\"enabled\": true},\n  \"zero_optimization\": {\"stage\": 2}\n}\n";
+  std::vector<NamedConfig> configs{{"ds.json", fp16, 1, "ds.json"}};
+  auto found = checkAccelerateConfig(yaml, rules_, 0, "accelerate.yaml", configs);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "deepspeed-config-mismatch-training-arguments");
+  EXPECT_EQ(found[0].evidence[0].line, 5u);  // mixed_precision: bf16
+  EXPECT_EQ(found[0].evidence[1].source, 1u);
+  EXPECT_EQ(found[0].captures.at("ds_precision"), "fp16");
+  ASSERT_TRUE(found[0].userFrame);
+  EXPECT_EQ(found[0].userFrame->file, "ds.json");
+  // "auto", the same mode, no DeepSpeed, or a config not found: nothing.
+  std::vector<NamedConfig> autoConfig{{"ds.json", "{\"fp16\": {\"enabled\": \"auto\"}}", 1, "ds.json"}};
+  EXPECT_TRUE(checkAccelerateConfig(yaml, rules_, 0, "a.yaml", autoConfig).empty());
+  std::string sameMode = yaml;
+  sameMode.replace(sameMode.find("bf16"), 4, "fp16");
+  EXPECT_TRUE(checkAccelerateConfig(sameMode, rules_, 0, "a.yaml", configs).empty());
+  std::string ddp = yaml;
+  ddp.replace(ddp.find("DEEPSPEED"), 9, "MULTI_GPU");
+  EXPECT_TRUE(checkAccelerateConfig(ddp, rules_, 0, "a.yaml", configs).empty());
+  EXPECT_TRUE(checkAccelerateConfig(yaml, rules_, 0, "a.yaml").empty());
+  // With a probe of GPUs older than Ampere, bf16 is flagged on the mixed_precision line.
+  MachineProbe t4;
+  t4.origin = "node.json";
+  t4.gpus = {{"Tesla T4", 7, 5}};
+  auto onT4 = checkAccelerateConfig(ddp, rules_, 0, "a.yaml", {}, &t4);
+  ASSERT_EQ(onT4.size(), 1u);
+  EXPECT_EQ(onT4[0].rule->id, "bf16-unsupported-gpu");
+  EXPECT_EQ(onT4[0].evidence[0].line, 5u);
+}
+
 // The readers of what the probes print, on the formats the tools print.
 TEST(MachineProbe, ReadsWhatTheProbesPrint) {
   MachineProbe p;
