@@ -12,7 +12,7 @@ void didChange(Server& server, json& params) {
   server.documents().change(uri, doc.value("version", 0), member(params, "contentChanges"), server.encoding());
   auto view = server.documents().view(uri);
   if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
-  else if (view && isCheckedDocument(view->path, view->languageId) && server.settings().autoDiagnose) server.checkSource(uri);
+  else if (view && isCheckedDocument(view->path, view->languageId, view->text->view()) && server.settings().autoDiagnose) server.checkSource(uri);
 }
 
 }  // namespace denpex::lsp::handlers

@@ -15,7 +15,7 @@ void didOpen(Server& server, json& params) {
   server.documents().open(uri, languageId, version, takeStringMember(doc, "text"));
   auto view = server.documents().view(uri);
   if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
-  else if (view && isCheckedDocument(view->path, view->languageId) && server.settings().autoDiagnose) server.checkSource(uri);
+  else if (view && isCheckedDocument(view->path, view->languageId, view->text->view()) && server.settings().autoDiagnose) server.checkSource(uri);
 }
 
 }  // namespace denpex::lsp::handlers

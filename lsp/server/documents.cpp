@@ -76,6 +76,13 @@ bool isJsonDocument(const std::string& path, const std::string& languageId) {
   return languageId == "json" || languageId == "jsonc" || core::text::endsWith(path, ".json");
 }
 
+bool isAccelerateDocument(const std::string& path, const std::string& languageId, std::string_view text) {
+  if (languageId != "yaml" && !core::text::endsWith(path, ".yaml") && !core::text::endsWith(path, ".yml")) return false;
+  for (std::string_view key : {"distributed_type:", "mixed_precision:"})
+    if (text.substr(0, key.size()) == key || text.find("\n" + std::string(key)) != std::string_view::npos) return true;
+  return false;
+}
+
 DocumentView DocumentStore::viewOf(const Doc& d) const {
   return DocumentView{d.uri,          d.path,          d.languageId,      d.version,  d.text,
                       isLogDocument(d.uri, d.path, d.languageId), d.diagnosis, d.diagnosedText,

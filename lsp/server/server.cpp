@@ -141,7 +141,7 @@ void Server::publishRuleErrors(const io::LoadedRules& rules) {
 void Server::rediagnoseLogs() {
   for (const auto& doc : documents_.views()) {
     if (doc.isLog && settings_.autoDiagnose) scheduleDiagnosis(doc.uri);
-    else if (isCheckedDocument(doc.path, doc.languageId) && settings_.autoDiagnose) checkSource(doc.uri, false);
+    else if (isCheckedDocument(doc.path, doc.languageId, doc.text->view()) && settings_.autoDiagnose) checkSource(doc.uri, false);
   }
 }
 
@@ -191,21 +191,24 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
   std::string_view text = doc->text->view();
   d->sources.push_back(doc->path.empty() ? uri : doc->path);
   d->lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
-  if (!isPythonDocument(doc->path, doc->languageId)) {
+  const bool python = isPythonDocument(doc->path, doc->languageId);
+  if (!python && isJsonDocument(doc->path, doc->languageId)) {
     d->findings = core::checkDeepSpeedConfig(text, bundle->rules, 0, doc->path);
     documents_.setDiagnosis(uri, d, doc->text, doc->version);
     publish(uri);
     // The scripts open beside it may name it: their comparison with it changed too.
     if (recheckScripts)
       for (const auto& other : documents_.views())
-        if (other.uri != uri && isPythonDocument(other.path, other.languageId) && settings_.autoDiagnose) checkSource(other.uri, false);
+        if (other.uri != uri && settings_.autoDiagnose &&
+            (isPythonDocument(other.path, other.languageId) || isAccelerateDocument(other.path, other.languageId, other.text->view())))
+          checkSource(other.uri, false);
     return;
   }
-  // The DeepSpeed configs the script names, beside it: the open document's text, or the file's
-  // (a JSON file of at most 1 MiB, read only to be compared).
+  // The DeepSpeed configs the script or Accelerate config names, beside it: the open document's
+  // text, or the file's (a JSON file of at most 1 MiB, read only to be compared).
   std::vector<std::string> texts;
   std::vector<core::NamedConfig> configs;
-  auto names = core::deepSpeedConfigsNamed(text);
+  auto names = python ? core::deepSpeedConfigsNamed(text) : core::deepSpeedConfigsNamedByAccelerate(text);
   texts.reserve(names.size());
   for (const auto& name : names) {
     if (doc->path.empty()) break;
@@ -224,7 +227,8 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
     configs.push_back({name, texts.back(), static_cast<uint32_t>(d->sources.size()), path.string()});
     d->sources.push_back(path.string());
   }
-  d->findings = core::checkPythonSource(text, bundle->rules, 0, doc->path, configs);
+  d->findings = python ? core::checkPythonSource(text, bundle->rules, 0, doc->path, configs, probe_.get())
+                       : core::checkAccelerateConfig(text, bundle->rules, 0, doc->path, configs, probe_.get());
   documents_.setDiagnosis(uri, d, doc->text, doc->version);
   publish(uri);
 }
@@ -345,17 +349,40 @@ void Server::initialize(const json& params) {
   settings_ = Settings::merge(settings_, params.value("initializationOptions", json(nullptr)), true);
   if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
   reloadRules();
+  loadProbe();
   initialized_ = true;
+}
+
+void Server::loadProbe() {
+  probe_.reset();
+  if (settings_.probe.empty()) return;
+  fs::path path = settings_.probe;
+  if (path.is_relative() && !roots_.empty()) path = fs::path(roots_.front()) / path;
+  std::string error;
+  io::ReadLimits limits;
+  limits.regularOnly = true;
+  limits.maxBytes = 1 << 20;
+  auto text = io::readFile(path, error, limits);
+  auto probe = text ? core::probeFromJson(*text, path.string()) : core::Expected<core::MachineProbe>(core::Error{error});
+  if (!probe) {
+    spdlog::warn("probe: {}", probe.error());
+    notify("window/showMessage", {{"type", 2}, {"message", "denpex: the probe file is not used: " + probe.error()}});
+    return;
+  }
+  spdlog::info("scripts are checked against the machine of {}", path.string());
+  probe_ = std::make_shared<const core::MachineProbe>(std::move(*probe));
 }
 
 void Server::applySettings(const json& settings) {
   Settings next = Settings::merge(settings_, settings);
   bool rulesChanged = next.ruleDirs != settings_.ruleDirs;
   bool autoChanged = next.autoDiagnose != settings_.autoDiagnose;
+  bool probeChanged = next.probe != settings_.probe;
   settings_ = next;
   if (!settings_.logLevel.empty()) spdlog::set_level(spdlog::level::from_str(settings_.logLevel));
   if (rulesChanged) reloadRules();
-  if (rulesChanged || autoChanged) {
+  if (probeChanged) loadProbe();
+  if (rulesChanged || autoChanged || probeChanged) {
     rediagnoseLogs();
     if (!settings_.autoDiagnose) {
       for (const auto& doc : documents_.views()) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/analyze/diagnoser.h"
+#include "core/check/machine.h"
 #include "io/rule_dirs.h"
 #include "io/workspace_sources.h"
 #include "lsp/protocol/to_proto.h"
@@ -192,6 +193,9 @@ class Server {
   mutable std::shared_ptr<const std::vector<std::filesystem::path>> listing_;
   mutable std::chrono::steady_clock::time_point listedAt_;
   Settings settings_;
+  // The machine scripts are checked against (settings_.probe, read by loadProbe); null: none.
+  std::shared_ptr<const core::MachineProbe> probe_;
+  void loadProbe();
   std::string rulesNote_;       // what announceRules() says (main thread)
   std::string rulesErrorNote_;  // and shows, when rule files had errors
   std::set<std::string> ruleErrorUris_;  // rule files with errors published on them

@@ -23,6 +23,10 @@ Settings Settings::merge(Settings base, const json& j, bool initialization) {
     if (!j["logLevel"].is_string()) throw LspError(error::kInvalidParams, "settings 'logLevel' must be a string");
     base.logLevel = j["logLevel"].get<std::string>();
   }
+  if (j.contains("probe")) {
+    if (!j["probe"].is_string()) throw LspError(error::kInvalidParams, "settings 'probe' must be a path to a probe file, or empty");
+    base.probe = j["probe"].get<std::string>();
+  }
   if (initialization && j.contains("trustedWorkspace")) {
     if (!j["trustedWorkspace"].is_boolean()) throw LspError(error::kInvalidParams, "'trustedWorkspace' must be true or false");
     base.trustedWorkspace = j["trustedWorkspace"].get<bool>();

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <boost/process.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -398,6 +399,41 @@ TEST_F(Workspace, DeepSpeedConfigsAreCheckedAloneAndAgainstTheScriptThatNamesThe
   EXPECT_EQ(change["textDocument"]["uri"], uriOf(dir_ / "ds.json"));
   std::string fixed = applyLspEdits(readAll(dir_ / "ds.json"), change["edits"]);
   EXPECT_NE(fixed.find("\"enabled\": \"auto\""), std::string::npos) << fixed;
+
+  // An Accelerate config naming the same DeepSpeed file, with bf16: flagged on mixed_precision.
+  writeAll(dir_ / "accelerate.yaml", "deepspeed_config:\n  deepspeed_config_file: ds.json\ndistributed_type: DEEPSPEED\n"
+                                     "mixed_precision: bf16\nnum_processes: 2\n");
+  std::string yaml = uriOf(dir_ / "accelerate.yaml");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", yaml}, {"languageId", "yaml"}, {"version", 1}, {"text", readAll(dir_ / "accelerate.yaml")}}}});
+  json onYaml = diagnosticsFor(c, dir_ / "accelerate.yaml");
+  ASSERT_EQ(onYaml["diagnostics"].size(), 1u) << onYaml.dump(2);
+  EXPECT_EQ(onYaml["diagnostics"][0]["code"], "deepspeed-config-mismatch-training-arguments");
+  EXPECT_EQ(onYaml["diagnostics"][0]["range"]["start"]["line"], 3);
+}
+
+// Check 6 in the editor: the `probe` setting names a probe file (made on the machine the jobs
+// run on); open scripts are checked against it, and again when it changes. A file that is not a
+// probe is said, not used. The server itself never probes.
+TEST_F(Workspace, ScriptsAreCheckedAgainstTheProbeFileTheSettingsName) {
+  fs::copy_file(kSource / "tests/check_corpus/probes/v100-docker-driver-470.json", dir_ / "node.json");
+  fs::copy_file(kSource / "tests/check_corpus/positives/bf16_dataloader_workers.py", dir_ / "job.py");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), json::object(), {{"probe", "node.json"}});
+  std::string uri = uriOf(dir_ / "job.py");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", readAll(dir_ / "job.py")}}}});
+  json published = diagnosticsFor(c, dir_ / "job.py");
+  std::vector<std::string> codes;
+  for (const auto& d : published["diagnostics"]) codes.push_back(d["code"].get<std::string>());
+  std::sort(codes.begin(), codes.end());
+  EXPECT_EQ(codes, (std::vector<std::string>{"bf16-unsupported-gpu", "cuda-driver-too-old", "dataloader-shm-exhausted"})) << published.dump(2);
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"probe", ""}}}}}});
+  json cleared = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri && p["diagnostics"].empty(); });
+  EXPECT_TRUE(cleared["diagnostics"].empty());
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"denpex", {{"probe", "job.py"}}}}}});
+  json warning = c.notification("window/showMessage", [](const json& p) { return p.value("message", "").find("probe file") != std::string::npos; });
+  EXPECT_NE(warning["message"].get<std::string>().find("job.py: not a probe file"), std::string::npos) << warning.dump();
+  json again = c.notification("textDocument/publishDiagnostics", [&](const json& p) { return p["uri"] == uri; });
+  EXPECT_TRUE(again["diagnostics"].empty()) << again.dump(2);  // checked with no machine
 }
 
 TEST_F(Workspace, DocumentLinksAndCodeLens) {

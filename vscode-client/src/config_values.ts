@@ -4,6 +4,7 @@ export interface DenpexConfig {
   rules: string[];
   autoDiagnose: boolean;
   logLevel: string; // the server's log level: trace, debug, info, warn, error or off
+  probe: string; // a probe file (`denpex probe --output FILE`) scripts are checked against; empty: none
 }
 
 export type ConfigReader = (key: string) => unknown;
@@ -29,14 +30,20 @@ export function parseConfig(get: ConfigReader): { config: DenpexConfig; problems
   const auto = get('autoDiagnose');
   if (auto !== undefined && typeof auto !== 'boolean') problems.push('denpex.autoDiagnose must be true or false');
   return {
-    config: { serverPath: str('server.path', '').trim(), rules, autoDiagnose: typeof auto === 'boolean' ? auto : true, logLevel },
+    config: {
+      serverPath: str('server.path', '').trim(),
+      rules,
+      autoDiagnose: typeof auto === 'boolean' ? auto : true,
+      logLevel,
+      probe: str('probe', '').trim(),
+    },
     problems,
   };
 }
 
 /** What the server reads as didChangeConfiguration settings. */
-export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean; logLevel: string } {
-  return { rules: config.rules, autoDiagnose: config.autoDiagnose, logLevel: config.logLevel };
+export function serverSettings(config: DenpexConfig): { rules: string[]; autoDiagnose: boolean; logLevel: string; probe: string } {
+  return { rules: config.rules, autoDiagnose: config.autoDiagnose, logLevel: config.logLevel, probe: config.probe };
 }
 
 /**
@@ -48,7 +55,7 @@ export function serverSettings(config: DenpexConfig): { rules: string[]; autoDia
 export function initializationOptions(
   config: DenpexConfig,
   trusted: boolean,
-): { rules: string[]; autoDiagnose: boolean; logLevel: string; trustedWorkspace: boolean } {
+): { rules: string[]; autoDiagnose: boolean; logLevel: string; probe: string; trustedWorkspace: boolean } {
   return { ...serverSettings(config), trustedWorkspace: trusted };
 }
 

@@ -4,19 +4,22 @@ import { bundledServerPath, initializationOptions, parseConfig, serverSettings }
 
 test('defaults when nothing is set', () => {
   const { config, problems } = parseConfig(() => undefined);
-  assert.deepEqual(config, { serverPath: '', rules: [], autoDiagnose: true, logLevel: 'info' });
+  assert.deepEqual(config, { serverPath: '', rules: [], autoDiagnose: true, logLevel: 'info', probe: '' });
   assert.deepEqual(problems, []);
 });
 
 test('values and problems', () => {
-  const values: Record<string, unknown> = { 'server.path': ' /opt/denpex ', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' };
+  const values: Record<string, unknown> = {
+    'server.path': ' /opt/denpex ', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', probe: ' .denpex/node.json ',
+  };
   const { config } = parseConfig((k) => values[k]);
-  assert.deepEqual(config, { serverPath: '/opt/denpex', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' });
-  assert.deepEqual(serverSettings(config), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug' });
-  assert.deepEqual(initializationOptions(config, false), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', trustedWorkspace: false });
-  assert.deepEqual(initializationOptions(config, true), { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', trustedWorkspace: true });
-  const bad = parseConfig((k) => ({ 'server.path': 3, rules: 'x', autoDiagnose: 'yes', logLevel: 'loud' } as Record<string, unknown>)[k]);
-  assert.equal(bad.problems.length, 4);
+  assert.deepEqual(config, { serverPath: '/opt/denpex', rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', probe: '.denpex/node.json' });
+  const settings = { rules: ['team-rules'], autoDiagnose: false, logLevel: 'debug', probe: '.denpex/node.json' };
+  assert.deepEqual(serverSettings(config), settings);
+  assert.deepEqual(initializationOptions(config, false), { ...settings, trustedWorkspace: false });
+  assert.deepEqual(initializationOptions(config, true), { ...settings, trustedWorkspace: true });
+  const bad = parseConfig((k) => ({ 'server.path': 3, rules: 'x', autoDiagnose: 'yes', logLevel: 'loud', probe: 7 } as Record<string, unknown>)[k]);
+  assert.equal(bad.problems.length, 5);
   assert.equal(bad.config.logLevel, 'info');
   assert.equal(bad.config.autoDiagnose, true);
 });
