@@ -73,6 +73,10 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
     plan.applicable = true;
     return plan;
   }
+  if (spec.onlyIfPresent) {
+    plan.reason = call.name + "(...) has no " + spec.keyword + " to change";
+    return plan;
+  }
   if (star) {
     plan.reason = call.name + "(...) passes **kwargs, which may set " + spec.keyword + ": set it to " + value +
                   " where those arguments are built";

@@ -93,8 +93,8 @@ struct EditSpec {
   std::string whenPath;
   std::string whenMatch;
   ValueType type = ValueType::kFloat;
-  // kJsonKey: change the key where a file has it, never add it (a value such as "auto" that
-  // only some readers of the file understand).
+  // Change the key or keyword argument where it is there, never add it: "auto", which only some
+  // readers of a config understand, or a dtype that is only the fix where one was given.
   bool onlyIfPresent = false;
   // The value as validated: a decimal literal within [rangeMin, rangeMax] for kFloat and kInt,
   // "true" or "false" for kBool (written True/False in Python), for kString a word of letters,

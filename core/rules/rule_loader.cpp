@@ -294,6 +294,13 @@ void loadEditValue(const YAML::Node& node, EditSpec& e) {
   if (node["min_safe"]) e.minSafe = numberField(node["min_safe"], "min_safe");
 }
 
+void loadOnlyIfPresent(const YAML::Node& node, EditSpec& e) {
+  if (!node["only_if_present"]) return;
+  std::string v = scalar(node["only_if_present"], "only_if_present");
+  if (v != "true" && v != "false") throw LoadError{lineOf(node["only_if_present"]), "'only_if_present' must be true or false"};
+  e.onlyIfPresent = v == "true";
+}
+
 EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<RuleError>& warnings) {
   if (!node.IsMap()) throw LoadError{lineOf(node), "each edit must be a map"};
   checkKeys(node, {"kind", "callees", "keyword", "position", "path", "when_path", "when_match", "type", "value", "range",
@@ -320,8 +327,9 @@ EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<R
         throw LoadError{lineOf(node["position"]), "'position' must be a whole number from 0 to 255"};
       e.position = static_cast<int>(*p);
     }
-    if (node["path"] || node["when_path"] || node["when_match"] || node["only_if_present"])
-      throw LoadError{e.line, "'path', 'when_path', 'when_match' and 'only_if_present' belong to json-key edits"};
+    if (node["path"] || node["when_path"] || node["when_match"])
+      throw LoadError{e.line, "'path', 'when_path' and 'when_match' belong to json-key edits"};
+    loadOnlyIfPresent(node, e);
   } else if (kind == "json-key") {
     e.kind = EditSpec::Kind::kJsonKey;
     if (!node["path"]) throw LoadError{e.line, "a json-key edit needs 'path'"};
@@ -338,11 +346,7 @@ EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<R
       RE2 re(e.whenMatch, RE2::Quiet);
       if (!re.ok()) throw LoadError{lineOf(node["when_match"]), "when_match: invalid regex: " + re.error()};
     }
-    if (node["only_if_present"]) {
-      std::string v = scalar(node["only_if_present"], "only_if_present");
-      if (v != "true" && v != "false") throw LoadError{lineOf(node["only_if_present"]), "'only_if_present' must be true or false"};
-      e.onlyIfPresent = v == "true";
-    }
+    loadOnlyIfPresent(node, e);
     if (node["callees"] || node["keyword"] || node["position"])
       throw LoadError{e.line, "'callees', 'keyword' and 'position' belong to python-keyword edits"};
   } else {

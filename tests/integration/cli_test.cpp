@@ -252,7 +252,7 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   EXPECT_EQ(again.code, 0) << again.out;
 
   // The earlier failure of a float16 model under the Trainer's fp16=True: the scaler's rule,
-  // whose fix is a choice (no automatic edit).
+  // whose fix loads the weights in float32 (the Trainer's autocast still computes in float16).
   writeAll(dir_ / "sft.py", "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
                             "model = AutoModelForCausalLM.from_pretrained(\n    'gpt2',\n    torch_dtype=torch.float16,\n)\n"
                             "args = TrainingArguments(output_dir='out', fp16=True)\nTrainer(model=model, args=args).train()\n");
@@ -262,7 +262,20 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   ASSERT_EQ(sj["findings"].size(), 1u) << scaler.out;
   EXPECT_EQ(sj["findings"][0]["rule"], "grad-scaler-fp16-params");
   EXPECT_EQ(sj["findings"][0]["evidence"][0]["line"], 8);  // Trainer(...)
-  EXPECT_TRUE(sj["findings"][0]["edits"].empty());
+  Result loaded = denpex({"check", "--apply", "sft.py"}, dir_);
+  EXPECT_TRUE(contains(loaded.err, "applied 1 edit to sft.py")) << loaded.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "sft.py"), "    torch_dtype=\"float32\",\n")) << readAll(dir_ / "sft.py");
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "sft.py").string()), 0);
+  EXPECT_EQ(denpex({"check", "sft.py"}, dir_).code, 0);
+  // A model cast with .half() gets the explanation and no edit: the fix is a choice there.
+  writeAll(dir_ / "half.py", "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                             "model = AutoModelForCausalLM.from_pretrained('gpt2').half()\n"
+                             "args = TrainingArguments(output_dir='out', fp16=True)\nTrainer(model=model, args=args).train()\n");
+  auto hj = nlohmann::json::parse(denpex({"check", "--format", "json", "half.py"}, dir_).out);
+  ASSERT_EQ(hj["findings"].size(), 1u);
+  ASSERT_EQ(hj["findings"][0]["edits"].size(), 1u) << hj.dump(2);
+  EXPECT_FALSE(hj["findings"][0]["edits"][0]["applicable"]);
+  EXPECT_EQ(hj["findings"][0]["edits"][0]["reason"], "AutoModelForCausalLM.from_pretrained(...) has no torch_dtype to change");
 
   Result none = denpex({"check", "no/such.py"});
   EXPECT_EQ(none.code, 2);

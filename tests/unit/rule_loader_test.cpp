@@ -190,8 +190,7 @@ TEST(RuleLoader, AnEditsValueMustHaveItsDeclaredTypeAndRange) {
        "a string edit's value must be 1 to 64 letters, digits or _.:/- (no quotes, no spaces), not 'sdpa\" + "
        "__import__(\"os\").system(\"id\") + \"'"},
       {"    type: string\n    value: sdpa\n    range: [1, 2]\n", "a string edit takes no 'range' or 'min_safe'"},
-      {"    only_if_present: true\n    type: bool\n    value: true\n",
-       "'path', 'when_path', 'when_match' and 'only_if_present' belong to json-key edits"},
+      {"    only_if_present: yes\n    type: bool\n    value: true\n", "'only_if_present' must be true or false"},
       {"    type: float\n    value: 1e-5\n", "a float edit needs 'range: [min, max]': the values it may write"},
       {"    type: float\n    value: 1.0\n    range: [1e-6, 1e-3]\n", "value 1.0 is outside the edit's range [1e-6, 1e-3]"},
       {"    type: int\n    value: 1.5\n    range: [1, 9]\n", "value '1.5' is not an integer literal"},
