@@ -328,6 +328,15 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "train.py").string()), 0);
   EXPECT_EQ(denpex({"check", "train.py"}, dir_).code, 0);
 
+  // FlashAttention-2 over float32: the load switches to PyTorch's own attention, which compiles
+  // and is checked clean.
+  fs::copy_file(kSource / "tests/check_corpus/positives/flash_attention_float32_generate.py", dir_ / "generate.py");
+  Result sdpa = denpex({"check", "--apply", "generate.py"}, dir_);
+  EXPECT_TRUE(contains(sdpa.err, "applied 1 edit to generate.py")) << sdpa.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "generate.py"), "    attn_implementation=\"sdpa\",\n")) << readAll(dir_ / "generate.py");
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "generate.py").string()), 0);
+  EXPECT_EQ(denpex({"check", "generate.py"}, dir_).code, 0);
+
   // The config the script names gets "auto" where it disagrees with TrainingArguments.
   fs::create_directories(dir_ / "belle");
   for (const char* f : {"finetune.py", "deepspeed_config.json"})

@@ -436,6 +436,40 @@ TEST_F(Workspace, ScriptsAreCheckedAgainstTheProbeFileTheSettingsName) {
   EXPECT_TRUE(again["diagnostics"].empty()) << again.dump(2);  // checked with no machine
 }
 
+// Every positive of the check corpus, opened in the editor, shows its finding: the server checks
+// what `denpex check` checks, the configs a document names included.
+TEST_F(Workspace, EveryPositiveOfTheCheckCorpusIsFlaggedInTheEditor) {
+  const fs::path positives = kSource / "tests/check_corpus/positives";
+  fs::copy(positives, dir_ / "positives", fs::copy_options::recursive);
+  // The JSON configs first: a config opened later re-checks the scripts already open.
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"ds_batch_sizes.json", "deepspeed-batch-size-mismatch"},
+      {"ds_fp16_and_bf16.json", "deepspeed-fp16-bf16-both-enabled"},
+      {"accelerate_bf16_vs_ds_fp16/default_config.yaml", "deepspeed-config-mismatch-training-arguments"},
+      {"ddp_unused_head.py", "ddp-unused-parameters"},
+      {"ds_trainer_mismatch/finetune.py", "deepspeed-config-mismatch-training-arguments"},
+      {"flash_attention_float32_generate.py", "flash-attention-dtype"},
+      {"flash_attention_trainer_without_mixed_precision.py", "flash-attention-dtype"},
+      {"fp16_load_trainer_fp16.py", "grad-scaler-fp16-params"},
+      {"fp16_reward_model_trainer.py", "adamw-eps-fp16-underflow"},
+      {"half_model_grad_scaler.py", "grad-scaler-fp16-params"},
+      {"half_model_trainer_default_eps.py", "adamw-eps-fp16-underflow"},
+  };
+  InProcessClient c;
+  c.initialize(uriOf(dir_));
+  for (const auto& [file, rule] : expected) {
+    fs::path path = dir_ / "positives" / file;
+    std::string ext = path.extension().string();
+    std::string language = ext == ".py" ? "python" : ext == ".json" ? "json" : "yaml";
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uriOf(path)}, {"languageId", language}, {"version", 1}, {"text", readAll(path)}}}});
+    json published = diagnosticsFor(c, path);
+    ASSERT_EQ(published["diagnostics"].size(), 1u) << file << "\n" << published.dump(2);
+    EXPECT_EQ(published["diagnostics"][0]["code"], rule) << file;
+    EXPECT_NE(published["diagnostics"][0]["message"].get<std::string>().find("this configuration fails with " + rule + " at run time"),
+              std::string::npos) << file;
+  }
+}
+
 TEST_F(Workspace, DocumentLinksAndCodeLens) {
   InProcessClient c;
   json init = c.initialize(uriOf(dir_));
