@@ -10,6 +10,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -60,7 +61,9 @@ std::vector<ModuleClass> moduleClasses(const Script& script, const std::vector<s
     for (size_t from = 0; from <= bases.size();) {
       size_t comma = std::min(bases.find(',', from), bases.size());
       auto q = resolvePythonName(script.imports, std::string(text::trim(std::string_view(bases).substr(from, comma - from))));
-      if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module")) module = true;
+      if (q && (*q == "torch.nn.Module" || *q == "torch.nn.modules.module.Module" || *q == "lightning.LightningModule" ||
+                *q == "lightning.pytorch.LightningModule" || *q == "pytorch_lightning.LightningModule"))
+        module = true;
       from = comma + 1;
     }
     if (!module) continue;
@@ -96,79 +99,122 @@ std::vector<ModuleClass> moduleClasses(const Script& script, const std::vector<s
 
 }  // namespace
 
+namespace {
+
+// The script's lines as code, one by one and all together.
+struct Code {
+  std::vector<std::string> lines;
+  std::string all;
+};
+
+// The class of the object a name or expression holds: `Net(...)` itself, or a variable built
+// once from one (`model = Net(...)`, a device move after it is fine). Empty when not known.
+std::string classOf(const Code& code, std::string_view expression, size_t skipLine) {
+  static const RE2 classCall(R"(^([A-Za-z_]\w*)\s*\()");
+  static const RE2 movedName(R"(([A-Za-z_]\w*)(?:\s*\.\s*(?:to|cuda)\s*\([^()]*\))*)");
+  std::string className, variable;
+  if (RE2::PartialMatch(expression, classCall, &className)) return className;
+  if (!RE2::FullMatch(expression, movedName, &variable)) return {};
+  const RE2 built("^\\s*" + RE2::QuoteMeta(variable) + R"(\s*=\s*([A-Za-z_]\w*)\s*\()");
+  std::set<std::string> builders;
+  for (size_t l = 0; l < code.lines.size(); ++l) {
+    std::string c;
+    if (l != skipLine && RE2::PartialMatch(code.lines[l], built, &c)) builders.insert(c);
+  }
+  return builders.size() == 1 ? *builders.begin() : std::string();  // built more than one way: not known
+}
+
+// The first layer of `className` that nothing in the file uses, with the class.
+std::optional<std::pair<const ModuleClass*, std::pair<std::string, size_t>>> unusedLayer(
+    std::string_view text, const std::vector<ModuleClass>& classes, const Code& code, const std::string& className) {
+  const ModuleClass* cls = nullptr;
+  for (const auto& c : classes)
+    if (c.name == className) cls = &c;
+  if (!cls || cls->dynamic) return std::nullopt;
+  // A subclass could use the layer in a forward of its own.
+  const RE2 subclass(R"(class\s+\w+\s*\([^)]*\b)" + RE2::QuoteMeta(className) + R"(\b)");
+  if (RE2::PartialMatch(code.all, subclass)) return std::nullopt;
+  for (const auto& layer : cls->layers) {
+    // Used anywhere: `.attr` elsewhere in the file, or its name in a string (getattr(self, "attr")).
+    const std::string& attr = layer.first;
+    const RE2 use(R"(\.\s*)" + RE2::QuoteMeta(attr) + R"(\b)");
+    size_t uses = 0;
+    for (const auto& line : code.lines)
+      if (RE2::PartialMatch(line, use)) ++uses;
+    if (uses == 1 && text.find("'" + attr + "'") == std::string_view::npos && text.find("\"" + attr + "\"") == std::string_view::npos)
+      return std::make_pair(cls, layer);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Finding>& out) {
   auto rule = ruleById(rules, "ddp-unused-parameters");
   if (!rule) return;
   std::string_view text = script.text;
-  std::vector<PythonCall> ddps;
-  for (auto& call : findPythonCalls(text, {"DistributedDataParallel", "DDP"})) {
+  auto resolvesTo = [&](const PythonCall& call, std::initializer_list<const char*> names) {
     auto q = resolvePythonName(script.imports, call.name);
-    if (q && (*q == "torch.nn.parallel.DistributedDataParallel" || *q == "torch.nn.parallel.distributed.DistributedDataParallel"))
+    if (!q) return false;
+    for (const char* n : names)
+      if (*q == n) return true;
+    return false;
+  };
+  std::vector<PythonCall> ddps, trainers, fits;
+  for (auto& call : findPythonCalls(text, {"DistributedDataParallel", "DDP"}))
+    if (resolvesTo(call, {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}))
       ddps.push_back(std::move(call));
-  }
-  if (ddps.empty()) return;
-  std::vector<std::string> code;
-  std::string all;
+  // Lightning: a Trainer whose strategy is the string "ddp", and what its fit() trains.
+  for (auto& call : findPythonCalls(text, {"Trainer"}))
+    if (resolvesTo(call, {"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"}) &&
+        (keywordValue(text, call, "strategy") == "\"ddp\"" || keywordValue(text, call, "strategy") == "'ddp'"))
+      trainers.push_back(std::move(call));
+  if (ddps.empty() && trainers.empty()) return;
+  Code code;
   for (size_t line = 0; line < script.lines.starts.size(); ++line) {
-    code.push_back(codeOf(lineText(text, script.lines, line)));
-    all += code.back() + "\n";
+    code.lines.push_back(codeOf(lineText(text, script.lines, line)));
+    code.all += code.lines.back() + "\n";
   }
-  auto classes = moduleClasses(script, code);
+  auto classes = moduleClasses(script, code.lines);
+  auto report = [&](const PythonCall& at, const ModuleClass& cls, const std::pair<std::string, size_t>& layer, const std::string& how) {
+    Finding f;
+    f.rule = rule;
+    f.evidence.push_back(callEvidence(text, script.lines, script.source, at, "ddp"));
+    std::string_view layerLine = lineText(text, script.lines, layer.second);
+    f.evidence.push_back(evidenceAt(text, script.lines, script.source, layer.second, indentOf(layerLine), layerLine.size(), "unused"));
+    f.observed.push_back(cls.name + "." + layer.first + " (line " + std::to_string(layer.second + 1) +
+                         ") has parameters that no code of " + cls.name + " uses: forward never reaches it");
+    f.observed.push_back(how);
+    f.observed.push_back(foreseenFailure(*rule));
+    f.confidence = 1.0;
+    f.userFrame = frameAt(script.path, script.source, f.evidence.front().line);
+    out.push_back(std::move(f));  // one finding per wrap: its fix covers every unused layer
+  };
   for (const auto& call : ddps) {
     if (call.args.empty() || !call.args[0].keyword.empty() || call.args[0].star) continue;
     bool settled = false;  // find_unused_parameters or static_graph given, or **kwargs
     for (const auto& a : call.args)
       if (a.star || a.keyword == "find_unused_parameters" || a.keyword == "static_graph") settled = true;
     if (settled) continue;
-    // The wrapped module's class: DDP(Net(...)) or DDP(model) with `model = Net(...)` (a device
-    // move after it is fine).
-    static const RE2 classCall(R"(^([A-Za-z_]\w*)\s*\()");
-    static const RE2 movedName(R"(([A-Za-z_]\w*)(?:\s*\.\s*(?:to|cuda)\s*\([^()]*\))*)");
     std::string wrapped(text::trim(text.substr(call.args[0].valueBegin, call.args[0].valueEnd - call.args[0].valueBegin)));
-    std::string className, variable;
-    if (!RE2::PartialMatch(wrapped, classCall, &className)) {
-      if (!RE2::FullMatch(wrapped, movedName, &variable)) continue;
-      const RE2 built("^\\s*" + RE2::QuoteMeta(variable) + R"(\s*=\s*([A-Za-z_]\w*)\s*\()");
-      std::set<std::string> builders;
-      const size_t wrapLine = script.lines.lineOf(call.nameBegin);  // `model = DDP(model)` builds nothing
-      for (size_t l = 0; l < code.size(); ++l) {
-        std::string c;
-        if (l != wrapLine && RE2::PartialMatch(code[l], built, &c)) builders.insert(c);
-      }
-      if (builders.size() != 1) continue;  // built more than one way: which one DDP gets is not known
-      className = *builders.begin();
-    }
-    const ModuleClass* cls = nullptr;
-    for (const auto& c : classes)
-      if (c.name == className) cls = &c;
-    if (!cls || cls->dynamic) continue;
-    // A subclass could use the layer in a forward of its own.
-    const RE2 subclass(R"(class\s+\w+\s*\([^)]*\b)" + RE2::QuoteMeta(className) + R"(\b)");
-    if (RE2::PartialMatch(all, subclass)) continue;
-    for (const auto& [attr, at] : cls->layers) {
-      // Used anywhere: `.attr` elsewhere in the file, or its name in a string (getattr(self, "attr")).
-      const RE2 use(R"(\.\s*)" + RE2::QuoteMeta(attr) + R"(\b)");
-      size_t uses = 0;
-      for (const auto& line : code)
-        if (RE2::PartialMatch(line, use)) ++uses;
-      if (uses != 1 || text.find("'" + attr + "'") != std::string_view::npos ||
-          text.find("\"" + attr + "\"") != std::string_view::npos)
-        continue;
-      Finding f;
-      f.rule = rule;
-      f.evidence.push_back(callEvidence(text, script.lines, script.source, call, "ddp"));
-      std::string_view layerLine = lineText(text, script.lines, at);
-      f.evidence.push_back(evidenceAt(text, script.lines, script.source, at, indentOf(layerLine), layerLine.size(), "unused"));
-      f.observed.push_back(cls->name + "." + attr + " (line " + std::to_string(at + 1) +
-                           ") has parameters that no code of " + cls->name + " uses: forward never reaches it");
-      f.observed.push_back(call.name + "(...) without find_unused_parameters=True waits for their gradients: the first "
-                           "step's reduction never finishes and the second step raises");
-      f.observed.push_back(foreseenFailure(*rule));
-      f.confidence = 1.0;
-      f.userFrame = frameAt(script.path, script.source, f.evidence.front().line);
-      out.push_back(std::move(f));
-      break;  // one finding per DDP call; its fix covers every unused layer
-    }
+    auto found = unusedLayer(text, classes, code, classOf(code, wrapped, script.lines.lineOf(call.nameBegin)));
+    if (found)
+      report(call, *found->first, found->second,
+             call.name + "(...) without find_unused_parameters=True waits for their gradients: the first step's "
+                         "reduction never finishes and the second step raises");
+  }
+  if (trainers.size() != 1) return;  // which Trainer fits which module is not in the source
+  for (const auto& fit : findPythonCalls(text, {"fit"})) {
+    if (fit.args.empty() || fit.args[0].star) continue;
+    std::string_view model = fit.args[0].keyword.empty() || fit.args[0].keyword == "model"
+                                 ? text::trim(text.substr(fit.args[0].valueBegin, fit.args[0].valueEnd - fit.args[0].valueBegin))
+                                 : std::string_view();
+    auto found = unusedLayer(text, classes, code, classOf(code, model, SIZE_MAX));
+    if (!found) continue;
+    report(trainers.front(), *found->first, found->second,
+           trainers.front().name + "(strategy=\"ddp\") wraps it in DDP, which waits for their gradients: the second "
+                                   "step raises (Lightning asks for strategy=\"ddp_find_unused_parameters_true\")");
+    return;
   }
 }
 

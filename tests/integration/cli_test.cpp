@@ -316,6 +316,7 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
                        "tests/check_corpus/positives/fp16_reward_model_trainer.py:8 adamw-eps-fp16-underflow",
                        "tests/check_corpus/positives/half_model_grad_scaler.py:9 grad-scaler-fp16-params",
                        "tests/check_corpus/positives/half_model_trainer_default_eps.py:18 adamw-eps-fp16-underflow",
+                       "tests/check_corpus/positives/lightning_unused_head.py:32 ddp-unused-parameters",
                    }))
       << positives.out;
 

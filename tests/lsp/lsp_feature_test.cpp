@@ -454,6 +454,7 @@ TEST_F(Workspace, EveryPositiveOfTheCheckCorpusIsFlaggedInTheEditor) {
       {"fp16_reward_model_trainer.py", "adamw-eps-fp16-underflow"},
       {"half_model_grad_scaler.py", "grad-scaler-fp16-params"},
       {"half_model_trainer_default_eps.py", "adamw-eps-fp16-underflow"},
+      {"lightning_unused_head.py", "ddp-unused-parameters"},
   };
   InProcessClient c;
   c.initialize(uriOf(dir_));

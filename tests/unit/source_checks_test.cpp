@@ -227,6 +227,26 @@ TEST_F(SourceChecks, DdpAroundAModuleWithAnUnusedLayerIsFlaggedOnTheWrap) {
   EXPECT_TRUE(check(script(aux + "        for m in self.children():\n            pass\n", "", wrap)).empty());
 }
 
+// Check 4 through Lightning: a LightningModule with an unused layer, fitted by a Trainer whose
+// strategy is "ddp"; the fix is Lightning's own strategy name.
+TEST_F(SourceChecks, LightningDdpAroundAModuleWithAnUnusedLayerIsFlaggedOnTheTrainer) {
+  auto script = [](const std::string& strategy, const std::string& forward) {
+    return "import lightning as L\nimport torch.nn as nn\nclass Net(L.LightningModule):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.body = nn.Linear(4, 4)\n        self.aux = nn.Linear(4, 2)\n"
+           "    def training_step(self, batch, i):\n        return self.body(batch).sum()" + forward + "\n"
+           "model = Net()\ntrainer = L.Trainer(devices=2, strategy=" + strategy + ")\ntrainer.fit(model, loader)\n";
+  };
+  auto found = check(script("\"ddp\"", ""));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "ddp-unused-parameters");
+  EXPECT_EQ(found[0].evidence[0].line, 10u);  // L.Trainer(...)
+  EXPECT_EQ(found[0].evidence[1].line, 6u);   // self.aux = nn.Linear(4, 2)
+  EXPECT_TRUE(check(script("\"ddp\"", " + self.aux(batch).sum()")).empty());
+  EXPECT_TRUE(check(script("\"ddp_find_unused_parameters_true\"", "")).empty());
+  EXPECT_TRUE(check(script("\"fsdp\"", "")).empty());
+  EXPECT_TRUE(check(script("DDPStrategy(static_graph=True)", "")).empty());
+}
+
 // Check 3: a DeepSpeed config on its own, and against the TrainingArguments of a script that
 // names it. Only JSON literals count: "auto" and quoted values are decided at run time.
 TEST_F(SourceChecks, DeepSpeedConfigsThatCannotStartAreFlagged) {

@@ -128,29 +128,31 @@ export async function openVsCode({ scenario, prepare, trust = true }) {
       log('screenshot', file);
     },
 
-    // Runs a command from the palette by its title.
+    // Runs a command from the palette by its title. On a busy machine a key pressed while the
+    // workbench settles (an editor that just took the focus) can go nowhere, or the palette can
+    // close before it takes the text: the whole opening is tried again, after Escape, before
+    // giving up. Nothing has run until Enter, so a retry never runs a command twice.
     async command(title) {
-      // A webview (a preview, the report) keeps the keyboard, F1 included: take it back first.
-      await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
       const input = page.locator('.quick-input-widget .quick-input-box input').first();
-      // On a busy machine a key pressed while the workbench is still settling (an editor that
-      // just took the focus) can go nowhere: press again, a few times, before giving up.
       for (let attempt = 1; ; ++attempt) {
-        await page.keyboard.press('F1');
         try {
-          await input.waitFor({ state: 'visible', timeout: 8000 });
+          // A webview (a preview, the report) keeps the keyboard, F1 included: take it back first.
+          await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
+          await page.keyboard.press('F1');
+          await input.waitFor({ state: 'visible', timeout: 15000 });
+          await input.fill(`>${title}`, { timeout: 10000 });
           break;
         } catch (e) {
-          if (attempt === 4) throw e;
-          await page.locator('.monaco-workbench').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+          if (attempt === 3) {
+            // Say where the keyboard was: the usual cause is a view that kept the focus.
+            await vscode.shot(`palette-${title.replace(/\W+/g, '-')}`).catch(() => {});
+            const focus = await page.evaluate(() => `${document.activeElement?.tagName}.${document.activeElement?.className}`);
+            throw new Error(`the command palette did not take "${title}" (focus on ${focus}): ${e.message}`);
+          }
+          await page.keyboard.press('Escape');
+          await page.waitForTimeout(1000);
         }
       }
-      await input.fill(`>${title}`, { timeout: 10000 }).catch(async (e) => {
-        // Say where the keyboard was: the usual cause is a view that kept the focus.
-        await vscode.shot(`palette-${title.replace(/\W+/g, '-')}`).catch(() => {});
-        const focus = await page.evaluate(() => `${document.activeElement?.tagName}.${document.activeElement?.className}`);
-        throw new Error(`the command palette did not take "${title}" (focus on ${focus}): ${e.message}`);
-      });
       const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       await item.waitFor({ state: 'visible', timeout: 15000 });
       await page.keyboard.press('Enter');
