@@ -101,9 +101,9 @@ std::vector<ModuleClass> moduleClasses(const Script& script, const std::vector<s
 
 namespace {
 
-// The script's lines as code, one by one and all together.
+// The script's lines as code (Script::code), one by one and all together.
 struct Code {
-  std::vector<std::string> lines;
+  const std::vector<std::string>& lines;
   std::string all;
 };
 
@@ -160,21 +160,18 @@ void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Fin
       if (*q == n) return true;
     return false;
   };
-  std::vector<PythonCall> ddps, trainers, fits;
-  for (auto& call : findPythonCalls(text, {"DistributedDataParallel", "DDP"}))
-    if (resolvesTo(call, {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}))
-      ddps.push_back(std::move(call));
+  std::vector<const PythonCall*> ddps, trainers;
+  for (const PythonCall* call : script.callsTo({"DistributedDataParallel", "DDP"}))
+    if (resolvesTo(*call, {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}))
+      ddps.push_back(call);
   // Lightning: a Trainer whose strategy is the string "ddp", and what its fit() trains.
-  for (auto& call : findPythonCalls(text, {"Trainer"}))
-    if (resolvesTo(call, {"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"}) &&
-        (keywordValue(text, call, "strategy") == "\"ddp\"" || keywordValue(text, call, "strategy") == "'ddp'"))
-      trainers.push_back(std::move(call));
+  for (const PythonCall* call : script.callsTo({"Trainer"}))
+    if (resolvesTo(*call, {"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"}) &&
+        (keywordValue(text, *call, "strategy") == "\"ddp\"" || keywordValue(text, *call, "strategy") == "'ddp'"))
+      trainers.push_back(call);
   if (ddps.empty() && trainers.empty()) return;
-  Code code;
-  for (size_t line = 0; line < script.lines.starts.size(); ++line) {
-    code.lines.push_back(codeOf(lineText(text, script.lines, line)));
-    code.all += code.lines.back() + "\n";
-  }
+  Code code{script.code, {}};
+  for (const auto& line : code.lines) code.all += line + "\n";
   auto classes = moduleClasses(script, code.lines);
   auto report = [&](const PythonCall& at, const ModuleClass& cls, const std::pair<std::string, size_t>& layer, const std::string& how) {
     Finding f;
@@ -190,7 +187,8 @@ void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Fin
     f.userFrame = frameAt(script.path, script.source, f.evidence.front().line);
     out.push_back(std::move(f));  // one finding per wrap: its fix covers every unused layer
   };
-  for (const auto& call : ddps) {
+  for (const PythonCall* wrap : ddps) {
+    const PythonCall& call = *wrap;
     if (call.args.empty() || !call.args[0].keyword.empty() || call.args[0].star) continue;
     bool settled = false;  // find_unused_parameters or static_graph given, or **kwargs
     for (const auto& a : call.args)
@@ -204,15 +202,16 @@ void ddpUnusedLayers(const Script& script, const RuleSet& rules, std::vector<Fin
                          "reduction never finishes and the second step raises");
   }
   if (trainers.size() != 1) return;  // which Trainer fits which module is not in the source
-  for (const auto& fit : findPythonCalls(text, {"fit"})) {
+  for (const PythonCall* fitCall : script.callsTo({"fit"})) {
+    const PythonCall& fit = *fitCall;
     if (fit.args.empty() || fit.args[0].star) continue;
     std::string_view model = fit.args[0].keyword.empty() || fit.args[0].keyword == "model"
                                  ? text::trim(text.substr(fit.args[0].valueBegin, fit.args[0].valueEnd - fit.args[0].valueBegin))
                                  : std::string_view();
     auto found = unusedLayer(text, classes, code, classOf(code, model, SIZE_MAX));
     if (!found) continue;
-    report(trainers.front(), *found->first, found->second,
-           trainers.front().name + "(strategy=\"ddp\") wraps it in DDP, which waits for their gradients: the second "
+    report(*trainers.front(), *found->first, found->second,
+           trainers.front()->name + "(strategy=\"ddp\") wraps it in DDP, which waits for their gradients: the second "
                                    "step raises (Lightning asks for strategy=\"ddp_find_unused_parameters_true\")");
     return;
   }

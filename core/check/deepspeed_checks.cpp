@@ -123,17 +123,18 @@ std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& 
   return out;
 }
 
-std::vector<std::string> deepSpeedConfigsNamed(std::string_view script) {
-  std::vector<std::string> out;
+namespace check_detail {
+namespace {
+
+// The config file a TrainingArguments call names with a string literal (deepspeed="ds.json").
+std::optional<std::string> configNamedBy(std::string_view script, const PythonCall& call) {
   static const RE2 literal(R"re(^(?:"([^"\\]+)"|'([^'\\]+)')$)re");
-  for (const auto& call : findPythonCalls(script, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"})) {
-    std::string a, b;
-    if (RE2::FullMatch(keywordValue(script, call, "deepspeed"), literal, &a, &b)) out.push_back(a.empty() ? b : a);
-  }
-  return out;
+  std::string a, b;
+  if (!RE2::FullMatch(keywordValue(script, call, "deepspeed"), literal, &a, &b)) return std::nullopt;
+  return a.empty() ? b : a;
 }
 
-namespace check_detail {
+}  // namespace
 
 // The config a script's one literal TrainingArguments names, against those arguments: the
 // values Hugging Face's integration compares, where the config sets them (not "auto") and the
@@ -146,11 +147,11 @@ void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& co
   const PythonCall& args = script.trainingArgs.front();
   for (const auto& a : args.args)
     if (a.star) return;
-  auto named = deepSpeedConfigsNamed(text);
-  if (named.size() != 1) return;
+  auto named = configNamedBy(text, args);
+  if (!named) return;
   const NamedConfig* config = nullptr;
   for (const auto& c : configs)
-    if (c.name == named.front()) config = &c;
+    if (c.name == *named) config = &c;
   if (!config) return;
   auto root = parseJsonSpans(config->text);
   if (!looksLikeDeepSpeed(root.get())) return;
@@ -215,4 +216,11 @@ void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& co
 }
 
 }  // namespace check_detail
+std::vector<std::string> deepSpeedConfigsNamed(std::string_view script) {
+  std::vector<std::string> out;
+  for (const auto& call : findPythonCalls(script, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"}))
+    if (auto name = check_detail::configNamedBy(script, call)) out.push_back(*name);
+  return out;
+}
+
 }  // namespace denpex::core

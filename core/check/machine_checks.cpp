@@ -19,18 +19,6 @@ namespace {
 
 constexpr uint64_t kSmallShm = 256ull << 20;
 
-// The first line of code matching `re` that runs whatever happens (not under an if), with the
-// match's span.
-std::optional<Cast> firstMatch(const Script& script, const RE2& re) {
-  for (size_t line = 0; line < script.lines.starts.size(); ++line) {
-    std::string code = codeOf(lineText(script.text, script.lines, line));
-    re2::StringPiece m;
-    if (RE2::PartialMatch(code, re, &m) && !underCondition(script.text, script.lines, line))
-      return Cast{line, static_cast<size_t>(m.data() - code.data()), static_cast<size_t>(m.data() - code.data()) + m.size()};
-  }
-  return std::nullopt;
-}
-
 Finding probeFinding(const Script& script, const std::shared_ptr<const Rule>& rule, const Cast& at, const char* signal) {
   Finding f;
   f.rule = rule;
@@ -69,7 +57,7 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
     static const RE2 bf16(R"re((\bbf16\s*=\s*True\b|\b(?:torch_)?dtype\s*=\s*torch\s*\.\s*bfloat16\b|)re"
                           R"re(\bmixed_precision\s*=\s*['"]bf16['"]|\bprecision\s*=\s*['"]bf16(?:-mixed|-true)?['"]|)re"
                           R"re(\.\s*bfloat16\s*\(\s*\)|\.\s*to\s*\([^)]*\btorch\s*\.\s*bfloat16\b))re");
-    if (auto at = firstMatch(script, bf16)) {
+    if (auto at = script.firstLineMatching(bf16, true)) {
       Finding f = probeFinding(script, bf16Rule, *at, "bf16");
       f.observed.push_back("line " + std::to_string(at->line + 1) + " asks for bfloat16");
       f.observed.push_back(noBf16(probe));
@@ -80,7 +68,8 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   // DataLoader workers and a small /dev/shm.
   auto shmRule = ruleById(rules, "dataloader-shm-exhausted");
   if (shmRule && probe.shmBytes && *probe.shmBytes < kSmallShm) {
-    for (const auto& call : findPythonCalls(script.text, {"DataLoader"})) {
+    for (const PythonCall* found : script.callsTo({"DataLoader"})) {
+      const PythonCall& call = *found;
       auto q = resolvePythonName(script.imports, call.name);
       if (!q || (*q != "torch.utils.data.DataLoader" && *q != "torch.utils.data.dataloader.DataLoader")) continue;
       auto workers = floatLiteral(keywordValue(script.text, call, "num_workers"));
@@ -101,7 +90,7 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   if (driverRule && probe.driver && probe.torchCuda) {
     auto needed = minimumDriverFor(*probe.torchCuda);
     static const RE2 importsTorch(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
-    auto at = firstMatch(script, importsTorch);
+    auto at = script.firstLineMatching(importsTorch);
     if (needed && at && compareVersions(*probe.driver, *needed) < 0) {
       Finding f = probeFinding(script, driverRule, *at, "import_torch");
       f.observed.push_back("torch " + probe.torchVersion.value_or("?") + " is built for CUDA " + *probe.torchCuda +

@@ -59,7 +59,7 @@ std::optional<double> floatLiteral(std::string_view s) {
   return v;
 }
 
-std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, const std::string& receiver) {
+std::optional<Cast> Script::float16CastOf(const std::string& receiver) const {
   const std::string r = RE2::QuoteMeta(receiver);
   const std::string fp16 = R"(torch\s*\.\s*(?:float16|half)\b)";
   // receiver.half(), receiver.to(... torch.float16 ...)
@@ -70,13 +70,13 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
   // A quantized load (8-bit, 4-bit) with float16 for the rest: trained through adapters, whose
   // weights peft keeps in float32, never as float16 parameters.
   static const RE2 quantized(R"(\b(?:load_in_8bit|load_in_4bit|quantization_config)\b)");
-  for (size_t line = 0; line < lines.starts.size(); ++line) {
-    std::string code = codeOf(lineText(text, lines, line));
+  for (size_t line = 0; line < code.size(); ++line) {
+    const std::string& l = code[line];
     re2::StringPiece m;
-    if (RE2::PartialMatch(code, onIt, &m) || (RE2::PartialMatch(code, assigned, &m) && !RE2::PartialMatch(code, quantized))) {
+    if (RE2::PartialMatch(l, onIt, &m) || (RE2::PartialMatch(l, assigned, &m) && !RE2::PartialMatch(l, quantized))) {
       Cast c;
       c.line = line;
-      c.begin = static_cast<size_t>(m.data() - code.data());
+      c.begin = static_cast<size_t>(m.data() - l.data());
       c.end = c.begin + m.size();
       return c;
     }
@@ -84,7 +84,8 @@ std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, con
   // receiver = X.from_pretrained(..., torch_dtype=torch.float16) over several lines.
   const RE2 target("^\\s*" + r + "\\s*=\\s*$");
   const RE2 dtype("^(?:" + fp16 + R"(|['"](?:float16|fp16|half)['"])$)");
-  for (const auto& call : findPythonCalls(text, {"from_pretrained"})) {
+  for (const PythonCall* found : callsTo({"from_pretrained"})) {
+    const PythonCall& call = *found;
     size_t line = lines.lineOf(call.nameBegin);
     std::string_view before = lineText(text, lines, line).substr(0, call.nameBegin - lines.starts[line]);
     size_t dot = before.find_last_of("=");
@@ -124,7 +125,7 @@ Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, 
 }
 
 // The value of a call's keyword argument, trimmed; empty when it has none.
-bool underCondition(std::string_view text, const Lines& lines, size_t line) {
+bool underCondition(const Script& script, size_t line) {
   static const RE2 ternary(R"(\bif\b.*\belse\b)");
   static const RE2 header(R"((?:if|elif|else|except|try)\b.*)");
   auto indentOf = [](std::string_view l) {
@@ -132,16 +133,16 @@ bool underCondition(std::string_view text, const Lines& lines, size_t line) {
     while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
     return i;
   };
-  std::string code = codeOf(lineText(text, lines, line));
+  const std::string& code = script.code[line];
   if (RE2::PartialMatch(code, ternary)) return true;
   size_t indent = indentOf(code);
   for (size_t l = line; l-- > 0 && indent > 0;) {
-    std::string outer = codeOf(lineText(text, lines, l));
+    std::string_view outer = script.code[l];
     if (text::trim(outer).empty()) continue;
     size_t outerIndent = indentOf(outer);
     if (outerIndent >= indent) continue;
     indent = outerIndent;
-    if (RE2::FullMatch(std::string_view(outer).substr(outerIndent), header)) return true;
+    if (RE2::FullMatch(outer.substr(outerIndent), header)) return true;
   }
   return false;
 }
@@ -190,28 +191,61 @@ std::optional<Frame> frameAt(const std::string& path, uint32_t source, uint64_t 
   return frame;
 }
 
+namespace {
+
+// Every name a check looks for a call to: the script's calls are found in one pass for all.
+const std::vector<std::string>& checkedCallees() {
+  static const std::vector<std::string> kNames{
+      "AdamW", "Adam", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",  // torch.optim
+      "GradScaler", "get_peft_model", "prepare_model_for_kbit_training", "prepare_model_for_int8_training",
+      "from_pretrained", "TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "Trainer", "Seq2SeqTrainer",
+      "SFTTrainer", "DistributedDataParallel", "DDP", "DataLoader", "fit"};
+  return kNames;
+}
+
+}  // namespace
+
 Script::Script(std::string_view t, uint32_t s, std::string p)
-    : text(t), source(s), path(std::move(p)), imports(findPythonImports(t)), lines(t) {
-  for (auto& call : findPythonCalls(text, {"GradScaler"})) {
-    auto q = resolvePythonName(imports, call.name);
+    : text(t), source(s), path(std::move(p)), imports(findPythonImports(t)), lines(t), calls(findPythonCalls(t, checkedCallees())) {
+  code.reserve(lines.starts.size());
+  for (size_t line = 0; line < lines.starts.size(); ++line) code.push_back(codeOf(lineText(text, lines, line)));
+  for (const PythonCall* call : callsTo({"GradScaler"})) {
+    auto q = resolvePythonName(imports, call->name);
     if (q && (*q == "torch.cuda.amp.GradScaler" || *q == "torch.amp.GradScaler" || *q == "torch.GradScaler" ||
               *q == "torch.cpu.amp.GradScaler"))
-      scalers.push_back(std::move(call));
+      scalers.push_back(*call);
   }
-  for (const auto& call : findPythonCalls(text, {"get_peft_model", "prepare_model_for_kbit_training",
-                                                 "prepare_model_for_int8_training", "from_pretrained"})) {
-    auto q = resolvePythonName(imports, call.name);
-    if (!q || q->rfind("peft.", 0) != 0 || call.args.empty() || !call.args[0].keyword.empty()) continue;
-    adapted.emplace_back(text::trim(text.substr(call.args[0].valueBegin, call.args[0].valueEnd - call.args[0].valueBegin)));
+  for (const PythonCall* call : callsTo({"get_peft_model", "prepare_model_for_kbit_training", "prepare_model_for_int8_training",
+                                         "from_pretrained"})) {
+    auto q = resolvePythonName(imports, call->name);
+    if (!q || q->rfind("peft.", 0) != 0 || call->args.empty() || !call->args[0].keyword.empty()) continue;
+    adapted.emplace_back(text::trim(text.substr(call->args[0].valueBegin, call->args[0].valueEnd - call->args[0].valueBegin)));
   }
   auto fromHuggingFace = [&](const PythonCall& call) {
     auto q = resolvePythonName(imports, call.name);
     return q && (q->rfind("transformers.", 0) == 0 || q->rfind("trl.", 0) == 0);
   };
-  for (auto& call : findPythonCalls(text, {"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"}))
-    if (fromHuggingFace(call)) trainingArgs.push_back(std::move(call));
-  for (auto& call : findPythonCalls(text, {"Trainer", "Seq2SeqTrainer", "SFTTrainer"}))
-    if (fromHuggingFace(call)) trainers.push_back(std::move(call));
+  for (const PythonCall* call : callsTo({"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"}))
+    if (fromHuggingFace(*call)) trainingArgs.push_back(*call);
+  for (const PythonCall* call : callsTo({"Trainer", "Seq2SeqTrainer", "SFTTrainer"}))
+    if (fromHuggingFace(*call)) trainers.push_back(*call);
+}
+
+std::vector<const PythonCall*> Script::callsTo(const std::vector<std::string>& names) const {
+  std::vector<const PythonCall*> out;
+  for (const auto& call : calls)
+    if (calleeMatches(call.name, names)) out.push_back(&call);
+  return out;
+}
+
+std::optional<Cast> Script::firstLineMatching(const RE2& re, bool unconditional) const {
+  for (size_t line = 0; line < code.size(); ++line) {
+    re2::StringPiece m;
+    if (RE2::PartialMatch(code[line], re, &m) && !(unconditional && underCondition(*this, line)))
+      return Cast{line, static_cast<size_t>(m.data() - code[line].data()),
+                  static_cast<size_t>(m.data() - code[line].data()) + m.size()};
+  }
+  return std::nullopt;
 }
 
 }  // namespace denpex::core::check_detail

@@ -3,6 +3,8 @@
 // arguments they read, and how their findings point into the script. Internal to core/check.
 #pragma once
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -40,21 +42,24 @@ std::string_view lineText(std::string_view text, const Lines& lines, size_t line
 std::string codeOf(std::string_view line);
 std::optional<double> floatLiteral(std::string_view s);
 
-// Where the source casts `receiver`'s parameters to float16: its line and the cast's span.
+// Where the source casts a model's parameters to float16, or asks for something on a line: its
+// line and the span.
 struct Cast {
   size_t line = 0;
   size_t begin = 0, end = 0;  // byte columns
 };
-std::optional<Cast> float16CastOf(std::string_view text, const Lines& lines, const std::string& receiver);
 
 // A script read once for every check: its text, what its names are bound to, its line starts,
-// its GradScalers (calls that resolve to torch's), and the models it hands to peft.
+// each line as code (codeOf), the calls the checks look at (one pass over the text), its
+// GradScalers (calls that resolve to torch's), and the models it hands to peft.
 struct Script {
   std::string_view text;
   uint32_t source = 0;
   std::string path;
   PythonImports imports;
   Lines lines;
+  std::vector<std::string> code;  // per line
+  std::vector<PythonCall> calls;  // every call to a name some check looks at, in source order
   std::vector<PythonCall> scalers;
   // Models given to peft (get_peft_model, prepare_model_for_kbit_training...): what trains is
   // then their adapters, which peft keeps in float32 whatever the base model's dtype.
@@ -63,13 +68,21 @@ struct Script {
   std::vector<PythonCall> trainingArgs, trainers;
 
   Script(std::string_view text, uint32_t source, std::string path);
+  // The calls whose name is one of `names` or ends with "." + one (calleeMatches). `names` must be
+  // among the names the script was read for (python_script.cpp).
+  std::vector<const PythonCall*> callsTo(const std::vector<std::string>& names) const;
+  // The first line of code where `re` matches, with the match's span; with `unconditional`, the
+  // first such line that runs whatever happens (underCondition false).
+  std::optional<Cast> firstLineMatching(const RE2& re, bool unconditional = false) const;
+  // Where the source casts `receiver`'s parameters to float16.
+  std::optional<Cast> float16CastOf(const std::string& receiver) const;
   bool trainsAdapters(const std::string& model) const {
     return std::find(adapted.begin(), adapted.end(), model) != adapted.end();
   }
   // Where `model`'s parameters are cast to float16, when they are the ones that train.
   std::optional<Cast> float16Trained(const std::string& model) const {
     if (trainsAdapters(model)) return std::nullopt;
-    return float16CastOf(text, lines, model);
+    return float16CastOf(model);
   }
 };
 
@@ -84,7 +97,7 @@ std::optional<std::string> parametersOf(std::string_view text, const CallArgumen
 std::optional<std::string> trainedModel(std::string_view text, const PythonCall& trainer);
 // Whether a line runs only under a condition: inside an if/elif/else/except block, or an
 // expression with `... if ... else ...` on the line itself.
-bool underCondition(std::string_view text, const Lines& lines, size_t line);
+bool underCondition(const Script& script, size_t line);
 // The evidence of a call: its line, from its name to its ')' (or the line's end).
 Evidence callEvidence(std::string_view text, const Lines& lines, uint32_t source, const PythonCall& call, const char* signal);
 // The finding's frame: the line of the script to fix, so the rule's edits are planned there.

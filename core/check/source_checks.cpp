@@ -76,7 +76,8 @@ void adamwEpsUnderflow(const Script& script, const RuleSet& rules, std::vector<F
   // With GradScaler the run stops earlier, at its first step ("Attempting to unscale FP16
   // gradients"): that is another failure, not this one.
   if (!script.scalers.empty()) return;
-  for (const auto& call : findPythonCalls(text, {"AdamW", "Adam"})) {
+  for (const PythonCall* found : script.callsTo({"AdamW", "Adam"})) {
+    const PythonCall& call = *found;
     auto q = resolvePythonName(imports, call.name);
     if (!q || (*q != "torch.optim.AdamW" && *q != "torch.optim.Adam")) continue;
     const CallArgument* params = nullptr;
@@ -158,7 +159,8 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
     break;
   }
   if (scaler) {
-    for (const auto& call : findPythonCalls(text, {"AdamW", "Adam", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam"})) {
+    for (const PythonCall* found : script.callsTo({"AdamW", "Adam", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam"})) {
+      const PythonCall& call = *found;
       auto q = resolvePythonName(imports, call.name);
       if (!q || q->rfind("torch.optim.", 0) != 0 || call.args.empty() || call.args[0].star || !call.args[0].keyword.empty()) continue;
       auto receiver = parametersOf(text, call.args[0]);
@@ -197,13 +199,12 @@ void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vect
   static const RE2 sixteenBits(
       R"(\b(?:autocast|Accelerator|accelerate|mixed_precision|bf16|fp16|bfloat16|float16|half|deepspeed|lightning|Fabric|)"
       R"(HfArgumentParser|TrlParser|amp)\b|\.\s*to\s*\([^)]*dtype)");
-  std::string code;
-  for (size_t line = 0; line < script.lines.starts.size(); ++line) code += codeOf(lineText(text, script.lines, line)) + "\n";
   bool literalArgs = script.trainingArgs.size() == 1 &&
                      std::none_of(script.trainingArgs[0].args.begin(), script.trainingArgs[0].args.end(),
                                   [](const CallArgument& a) { return a.star; });
   if (!script.trainers.empty() && !literalArgs) return;  // the Trainer's precision is not in the source
-  for (const auto& call : findPythonCalls(text, {"from_pretrained"})) {
+  for (const PythonCall* found : script.callsTo({"from_pretrained"})) {
+    const PythonCall& call = *found;
     auto q = resolvePythonName(script.imports, call.name);
     if (!q || q->rfind("transformers.", 0) != 0) continue;
     std::string_view impl = keywordValue(text, call, "attn_implementation");
@@ -212,12 +213,13 @@ void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vect
     std::string_view dtype = keywordValue(text, call, "torch_dtype");
     if (dtype.empty()) dtype = keywordValue(text, call, "dtype");
     if (!dtype.empty() && dtype != "torch.float32" && dtype != "\"float32\"" && dtype != "'float32'") continue;
-    // Outside the call itself, no sign of 16-bit precision anywhere in the script.
-    std::string rest = code;
-    size_t from = call.nameBegin, to = call.closed ? call.closeParen + 1 : text.size();
-    for (size_t i = from; i < to && i < rest.size(); ++i)
-      if (rest[i] != '\n') rest[i] = ' ';
-    if (RE2::PartialMatch(rest, sixteenBits)) continue;
+    // Outside the call's own lines, no sign of 16-bit precision anywhere in the script.
+    const size_t first = script.lines.lineOf(call.nameBegin);
+    const size_t last = call.closed ? script.lines.lineOf(call.closeParen) : script.code.size() - 1;
+    bool sixteen = false;
+    for (size_t line = 0; line < script.code.size() && !sixteen; ++line)
+      sixteen = (line < first || line > last) && RE2::PartialMatch(script.code[line], sixteenBits);
+    if (sixteen) continue;
     Finding f;
     f.rule = rule;
     f.evidence.push_back(callEvidence(text, script.lines, script.source, call, "fa_dtype"));

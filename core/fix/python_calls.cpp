@@ -45,15 +45,6 @@ size_t skipComment(std::string_view s, size_t i) {
   return i;
 }
 
-bool calleeMatches(const std::string& name, const std::vector<std::string>& callees) {
-  for (const auto& c : callees) {
-    if (name == c) return true;
-    if (name.size() > c.size() && name.compare(name.size() - c.size(), c.size(), c) == 0 &&
-        name[name.size() - c.size() - 1] == '.')
-      return true;
-  }
-  return false;
-}
 
 // Trims spaces, newlines and comments from both ends of s[begin, end).
 void trimArgument(std::string_view s, size_t& begin, size_t& end) {
@@ -155,6 +146,16 @@ void parseArguments(std::string_view s, PythonCall& call) {
 }
 
 }  // namespace
+
+bool calleeMatches(const std::string& name, const std::vector<std::string>& callees) {
+  for (const auto& c : callees) {
+    if (name == c) return true;
+    if (name.size() > c.size() && name.compare(name.size() - c.size(), c.size(), c) == 0 &&
+        name[name.size() - c.size() - 1] == '.')
+      return true;
+  }
+  return false;
+}
 
 std::vector<PythonCall> findPythonCalls(std::string_view s, const std::vector<std::string>& callees) {
   std::vector<PythonCall> out;

@@ -31,7 +31,9 @@ struct PythonCall {
   std::vector<CallArgument> args;
 };
 
-// Calls whose dotted name is one of `callees` or ends with "." + one of them. In source order.
+// Whether a call's dotted name is one of `callees` or ends with "." + one of them.
+bool calleeMatches(const std::string& name, const std::vector<std::string>& callees);
+// The calls that calleeMatches `callees`. In source order.
 std::vector<PythonCall> findPythonCalls(std::string_view source, const std::vector<std::string>& callees);
 
 // What the names of a Python file are bound to, read from its statements without running it:

@@ -187,6 +187,11 @@ TEST_F(SourceChecks, FlashAttentionOverFloat32WeightsIsFlaggedOnTheLoad) {
     EXPECT_TRUE(check(head + load + rest).empty()) << rest;
   }
   EXPECT_TRUE(check(head + "model = AutoModelForCausalLM.from_pretrained('m', attn_implementation='sdpa')\n").empty());
+  // A comment above the load (left out of the code the check reads) does not shift where it
+  // looks: the autocast right after the call still counts.
+  EXPECT_TRUE(check(head + "# load in full precision first; the autocast region below computes in bfloat16\n" + load +
+                    ")\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    out = model(x)\n")
+                  .empty());
   // With the Trainer: flagged when its one TrainingArguments asks for no mixed precision, not
   // when it asks for bf16 or when the arguments come from the command line.
   const std::string trainer = "from transformers import Trainer, TrainingArguments\n";
