@@ -151,10 +151,11 @@ int runCheck(const std::vector<std::string>& args) {
   std::vector<std::vector<core::FixPlan>> plans;
   // Every file read, once, by path: a config a script names may be checked on its own too.
   std::map<std::string, std::pair<uint32_t, std::string>> read;
-  auto sourceOf = [&](const fs::path& file, std::string& error) -> const std::pair<uint32_t, std::string>* {
+  auto sourceOf = [&](const fs::path& file, std::string& error,
+                      io::ReadLimits limits = {}) -> const std::pair<uint32_t, std::string>* {
     auto known = read.find(file.string());
     if (known != read.end()) return &known->second;
-    auto text = io::readFile(file, error);
+    auto text = io::readFile(file, error, limits);
     if (!text) return nullptr;
     auto source = static_cast<uint32_t>(diagnosis.sources.size());
     diagnosis.sources.push_back(file.string());
@@ -168,18 +169,16 @@ int runCheck(const std::vector<std::string>& args) {
     const uint32_t source = src->first;
     const std::string& text = src->second;
     // The DeepSpeed configs a script or an Accelerate config names, beside it or in the current
-    // folder: JSON files of at most 1 MiB, read only to be compared.
+    // folder (io::namedConfigLimits).
     auto namedConfigs = [&](const std::vector<std::string>& names) {
       std::vector<core::NamedConfig> configs;
       for (const auto& name : names) {
         for (const fs::path& dir : {file.parent_path(), fs::path()}) {
           fs::path candidate = (dir / name).lexically_normal();
-          std::error_code sizeError;
-          if (candidate.extension() != ".json" || !fs::is_regular_file(candidate, sizeError) ||
-              fs::file_size(candidate, sizeError) > (1u << 20))
-            continue;
+          auto limits = io::namedConfigLimits(candidate);
           std::string ignored;
-          if (const auto* config = sourceOf(candidate, ignored)) {
+          if (!limits) break;
+          if (const auto* config = sourceOf(candidate, ignored, *limits)) {
             configs.push_back({name, config->second, config->first, candidate.string()});
             break;
           }

@@ -14,6 +14,14 @@ namespace denpex::io {
 
 namespace fs = std::filesystem;
 
+std::optional<ReadLimits> namedConfigLimits(const fs::path& path) {
+  if (path.extension() != ".json") return std::nullopt;
+  ReadLimits limits;
+  limits.regularOnly = true;
+  limits.maxBytes = 1u << 20;
+  return limits;
+}
+
 std::optional<std::string> readFile(const fs::path& path, std::string& error, ReadLimits limits) {
   std::error_code ec;
   auto status = fs::status(path, ec);

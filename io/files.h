@@ -19,6 +19,11 @@ struct ReadLimits {
 // "...: N MiB, over the limit of M MiB") otherwise. Thread-safe.
 std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error, ReadLimits limits = {});
 
+// A config that another file names (the DeepSpeed JSON a script's TrainingArguments point at) is
+// read only to be compared, and only when it is a regular *.json file of at most 1 MiB: nullopt
+// for another name, the limits to read it within otherwise.
+std::optional<ReadLimits> namedConfigLimits(const std::filesystem::path& path);
+
 // Replaces the contents of an existing regular file whose contents are still `expected`, so that
 // a reader never sees half a file: a temporary file is created exclusively beside it (a name no
 // one can plant a link at), written, given the file's mode, owner and group, and renamed over it.

@@ -35,7 +35,7 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
     return;
   }
   // The DeepSpeed configs the script or Accelerate config names, beside it: the open document's
-  // text, or the file's (a JSON file of at most 1 MiB, read only to be compared).
+  // text, or the file's (io::namedConfigLimits).
   std::vector<std::string> texts;
   std::vector<core::NamedConfig> configs;
   auto names = python ? core::deepSpeedConfigsNamed(text) : core::deepSpeedConfigsNamedByAccelerate(text);
@@ -43,15 +43,13 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
   for (const auto& name : names) {
     if (doc->path.empty()) break;
     fs::path path = (fs::path(doc->path).parent_path() / name).lexically_normal();
-    if (path.extension() != ".json") continue;
+    auto limits = io::namedConfigLimits(path);
+    if (!limits) continue;
     std::optional<std::string> content;
     for (const auto& open : documents_.views())
       if (!open.path.empty() && fs::path(open.path).lexically_normal() == path) content = std::string(open.text->view());
-    std::error_code ec;
-    if (!content && fs::is_regular_file(path, ec) && fs::file_size(path, ec) <= (1u << 20)) {
-      std::string error;
-      content = io::readFile(path, error);
-    }
+    std::string error;
+    if (!content) content = io::readFile(path, error, *limits);
     if (!content) continue;
     texts.push_back(std::move(*content));
     configs.push_back({name, texts.back(), static_cast<uint32_t>(d->sources.size()), path.string()});
