@@ -49,6 +49,9 @@ void Server::runLong(json progressToken, std::function<json(LongRequest&)> work)
   {
     std::lock_guard<std::mutex> lock(queueMutex_);
     running_[id.dump()] = request->cancelled_;
+    // A cancel the reader took between handle()'s look at cancelled_ and this registration went
+    // to cancelled_ (the request was not running yet): it applies now.
+    if (cancelled_.erase(id.dump())) request->cancelled_->store(true);
   }
   auto done = std::make_shared<std::atomic<bool>>(false);
   std::thread thread([this, id, request, done, work = std::move(work)] {
