@@ -208,8 +208,11 @@ Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
     std::istringstream in(source.text);
     YAML::Parser parser(in);
     YamlShape shape;
-    while (parser.HandleNextDocument(shape)) {
-    }
+    // A rule file is one document. Asking for no more than two also keeps clear of a loop in
+    // yaml-cpp 0.7, which answers "one more document" forever, consuming nothing, on a stream
+    // that starts with a stray ',' (fixed upstream in 0.8).
+    if (parser.HandleNextDocument(shape) && parser.HandleNextDocument(shape))
+      throw LoadError{0, "a rule file holds one YAML document; this one holds more (or a stray ',' or '---')"};
     root = YAML::Load(source.text);
   } catch (const YAML::ParserException& e) {
     throw LoadError{e.mark.line + 1, "YAML syntax: " + e.msg};
