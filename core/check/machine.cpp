@@ -129,4 +129,46 @@ std::optional<std::string> minimumDriverFor(const std::string& cuda) {
   return std::nullopt;
 }
 
+std::optional<std::string> cudaCannotBuildFor(const std::string& cuda, int major, int minor) {
+  // NVIDIA's CUDA release notes and compute capability tables: the first CUDA that builds for
+  // each capability, and the first that no longer does (CUDA 12.0 dropped Kepler; CUDA 13.0
+  // dropped Maxwell, Pascal and Volta). "" where that is older than any CUDA torch was built
+  // with, or has not happened.
+  struct Arch {
+    int major, minor;
+    const char* first;
+    const char* dropped;
+  };
+  static const Arch kArchs[] = {
+      {3, 5, "", "12.0"},     {3, 7, "", "12.0"},     {5, 0, "", "13.0"},     {5, 2, "", "13.0"}, {5, 3, "", "13.0"},
+      {6, 0, "", "13.0"},     {6, 1, "", "13.0"},     {6, 2, "", "13.0"},     {7, 0, "", "13.0"}, {7, 2, "10.0", "13.0"},
+      {7, 5, "10.0", ""},     {8, 0, "11.0", ""},     {8, 6, "11.1", ""},     {8, 7, "11.4", ""}, {8, 9, "11.8", ""},
+      {9, 0, "11.8", ""},     {10, 0, "12.8", ""},    {10, 3, "12.9", ""},    {12, 0, "12.8", ""}, {12, 1, "12.9", ""},
+  };
+  if (cuda.empty() || !text::isDigit(cuda[0])) return std::nullopt;
+  const std::string capability = std::to_string(major) + "." + std::to_string(minor);
+  for (const Arch& a : kArchs) {
+    if (a.major != major || a.minor != minor) continue;
+    if (*a.first && compareVersions(cuda, a.first) < 0)
+      return "compute capability " + capability + " needs CUDA " + a.first + " or newer";
+    if (*a.dropped && compareVersions(cuda, a.dropped) >= 0)
+      return "CUDA " + std::string(a.dropped) + " and later no longer build for compute capability " + capability;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool isReleaseWheel(std::string_view version) {
+  // X.Y.Z, optionally +cuNNN: nothing else before or after.
+  size_t at = 0, dots = 0;
+  while (at < version.size() && (text::isDigit(version[at]) || version[at] == '.')) dots += version[at++] == '.';
+  if (at == 0 || dots != 2 || version[at - 1] == '.') return false;
+  if (at == version.size()) return true;
+  std::string_view local = version.substr(at);
+  if (local.rfind("+cu", 0) != 0 || local.size() == 3) return false;
+  for (char c : local.substr(3))
+    if (!text::isDigit(c)) return false;
+  return true;
+}
+
 }  // namespace denpex::core

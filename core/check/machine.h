@@ -46,6 +46,15 @@ void readTorchVersionFile(std::string_view text, MachineProbe& probe);
 // The oldest Linux driver that runs CUDA `cuda` ("12.1") with minor-version compatibility; none
 // for a version this table does not know.
 std::optional<std::string> minimumDriverFor(const std::string& cuda);
+// Why a build with CUDA `cuda` ("12.4") can hold no code for a GPU of compute capability
+// major.minor: the capability came with a later CUDA ("compute capability 12.0 needs CUDA 12.8 or
+// newer"), or CUDA dropped it ("CUDA 13.0 no longer builds for compute capability 7.0"). None
+// where it can, or for a capability the table does not know.
+std::optional<std::string> cudaCannotBuildFor(const std::string& cuda, int major, int minor);
+// Whether torch `version` ("2.5.1+cu124", "2.5.1") is one of PyTorch's release wheels, whose
+// kernels are compiled for a list of architectures with no PTX a newer GPU could JIT-compile;
+// not a source, NGC or nightly build ("2.3.0a0+40ec155e58.nv24.03", "2.6.0.dev20241112+cu124").
+bool isReleaseWheel(std::string_view version);
 // Compares dotted versions numerically ("470.57.02" < "525.60.13"): -1, 0 or 1.
 int compareVersions(std::string_view a, std::string_view b);
 

@@ -6,7 +6,10 @@
 //     emulation);
 //   - DataLoader workers in a container whose /dev/shm is smaller than 256 MiB (Docker's
 //     default is 64 MiB), where each batch a worker hands over lives;
-//   - an NVIDIA driver older than the one the installed torch's CUDA needs.
+//   - an NVIDIA driver older than the one the installed torch's CUDA needs;
+//   - GPUs that the installed torch can hold no kernels for: a release wheel built with a CUDA
+//     older than the GPUs' architecture (a Blackwell card under a CUDA 12.4 wheel), or newer than
+//     CUDA's support for it (a V100 under a CUDA 13 wheel).
 #include <re2/re2.h>
 
 #include "core/base/text.h"
@@ -26,6 +29,12 @@ Finding probeFinding(const Script& script, const std::shared_ptr<const Rule>& ru
   f.evidence.push_back(evidenceAt(script.text, script.lines, script.source, at.line, at.begin, at.end, signal));
   f.userFrame = frameAt(script.path, script.source, at.line);
   return f;
+}
+
+// The line that imports torch, where findings about the installed torch are shown.
+const RE2& importsTorch() {
+  static const RE2 re(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
+  return re;
 }
 
 }  // namespace
@@ -89,14 +98,38 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   auto driverRule = ruleById(rules, "cuda-driver-too-old");
   if (driverRule && probe.driver && probe.torchCuda) {
     auto needed = minimumDriverFor(*probe.torchCuda);
-    static const RE2 importsTorch(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
-    auto at = script.firstLineMatching(importsTorch);
+    auto at = script.firstLineMatching(importsTorch());
     if (needed && at && compareVersions(*probe.driver, *needed) < 0) {
       Finding f = probeFinding(script, driverRule, *at, "import_torch");
       f.observed.push_back("torch " + probe.torchVersion.value_or("?") + " is built for CUDA " + *probe.torchCuda +
                            ", which needs NVIDIA driver " + *needed + " or newer");
       f.observed.push_back("the driver of " + machine + " is " + *probe.driver);
       f.observed.push_back(foreseenFailure(*driverRule));
+      out.push_back(std::move(f));
+    }
+  }
+  // GPUs the installed torch has no kernels for. Every GPU of the machine, as for bfloat16: with
+  // one that works among them the job may well get that one.
+  auto archRule = ruleById(rules, "no-kernel-image");
+  if (archRule && probe.torchCuda && probe.torchVersion && isReleaseWheel(*probe.torchVersion) && !probe.gpus.empty()) {
+    std::optional<std::string> why;
+    for (const auto& g : probe.gpus) {
+      auto reason = cudaCannotBuildFor(*probe.torchCuda, g.major, g.minor);
+      if (!reason) {
+        why.reset();
+        break;
+      }
+      if (!why) why = reason;
+    }
+    auto at = why ? script.firstLineMatching(importsTorch()) : std::nullopt;
+    if (at) {
+      const auto& g = probe.gpus.front();
+      Finding f = probeFinding(script, archRule, *at, "import_torch");
+      f.observed.push_back(g.name + " (compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) +
+                           ", " + machine + ")");
+      f.observed.push_back("torch " + *probe.torchVersion + " is a release wheel built with CUDA " + *probe.torchCuda + ", and " +
+                           *why + ": the wheel has no kernels for this GPU, and no PTX it could compile at run time");
+      f.observed.push_back(foreseenFailure(*archRule));
       out.push_back(std::move(f));
     }
   }

@@ -358,6 +358,11 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   for (const auto& f : v100Json["findings"]) onV100.push_back(f["rule"].get<std::string>());
   EXPECT_EQ(onV100, (std::vector<std::string>{"bf16-unsupported-gpu", "dataloader-shm-exhausted", "cuda-driver-too-old"})) << v100.out;
   EXPECT_EQ(denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", mixed}, kSource).code, 0);
+  // An RTX 5090 under a torch wheel built with CUDA 11.8: no kernels for it, said at the import.
+  Result blackwell = denpex({"check", "--probe", "tests/check_corpus/probes/rtx5090-torch-2.0.1-cu118.json", mixed}, kSource);
+  EXPECT_EQ(blackwell.code, 1) << blackwell.err;
+  EXPECT_TRUE(contains(blackwell.out, "no-kernel-image")) << blackwell.out;
+  EXPECT_TRUE(contains(blackwell.out, "compute capability 12.0 needs CUDA 12.8 or newer")) << blackwell.out;
   // The working corpus fits an A100 node: nothing, with the probe as without.
   Result onA100 = denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", "tests/check_corpus/working"}, kSource);
   EXPECT_EQ(onA100.code, 0) << onA100.out;

@@ -415,5 +415,59 @@ TEST_F(SourceChecks, AScriptIsCheckedAgainstTheMachineItWillRunOn) {
   EXPECT_TRUE(checkPythonSource(noWorkers, rules_, 0, "train.py", {}, &smallShm).empty());
 }
 
+// Check 6, the GPU architecture: a release wheel whose CUDA cannot build for the machine's GPUs.
+TEST_F(SourceChecks, AGpuTheInstalledTorchHasNoKernelsForIsFlaggedAtTheImport) {
+  EXPECT_EQ(cudaCannotBuildFor("12.4", 12, 0), "compute capability 12.0 needs CUDA 12.8 or newer");
+  EXPECT_EQ(cudaCannotBuildFor("11.7", 9, 0), "compute capability 9.0 needs CUDA 11.8 or newer");
+  EXPECT_EQ(cudaCannotBuildFor("13.0", 7, 0), "CUDA 13.0 and later no longer build for compute capability 7.0");
+  EXPECT_EQ(cudaCannotBuildFor("12.1", 3, 7), "CUDA 12.0 and later no longer build for compute capability 3.7");
+  EXPECT_EQ(cudaCannotBuildFor("12.8", 12, 0), std::nullopt);
+  EXPECT_EQ(cudaCannotBuildFor("12.10", 12, 1), std::nullopt);  // numeric, not text, order
+  EXPECT_EQ(cudaCannotBuildFor("12.9", 7, 0), std::nullopt);
+  EXPECT_EQ(cudaCannotBuildFor("13.0", 7, 5), std::nullopt);
+  EXPECT_EQ(cudaCannotBuildFor("12.4", 13, 0), std::nullopt);  // a capability the table does not know
+  EXPECT_EQ(cudaCannotBuildFor("", 12, 0), std::nullopt);
+  for (const char* wheel : {"2.5.1+cu124", "2.5.1", "1.13.1+cu117"}) EXPECT_TRUE(isReleaseWheel(wheel)) << wheel;
+  for (const char* other : {"2.3.0a0+40ec155e58.nv24.03", "2.6.0.dev20241112+cu124", "2.5.1+cpu", "2.5+cu124", "2.5.1+cu", "2.5.1+cu12x", ""})
+    EXPECT_FALSE(isReleaseWheel(other)) << other;
+
+  MachineProbe blackwell;
+  blackwell.origin = "node.json";
+  blackwell.gpus = {{"NVIDIA GeForce RTX 5090", 12, 0}};
+  blackwell.driver = "570.133.07";
+  blackwell.torchVersion = "2.5.1+cu124";
+  blackwell.torchCuda = "12.4";
+  const std::string script = "import os\nimport torch\nmodel = torch.nn.Linear(4, 4).cuda()\n";
+  auto found = checkPythonSource(script, rules_, 0, "train.py", {}, &blackwell);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rule->id, "no-kernel-image");
+  EXPECT_EQ(found[0].evidence[0].line, 1u);
+  EXPECT_EQ(found[0].observed[0], "NVIDIA GeForce RTX 5090 (compute capability 12.0, the machine of the probe file node.json)");
+  EXPECT_EQ(found[0].observed[1], "torch 2.5.1+cu124 is a release wheel built with CUDA 12.4, and compute capability 12.0 needs "
+                                  "CUDA 12.8 or newer: the wheel has no kernels for this GPU, and no PTX it could compile at run time");
+  // The wheel for it; a build that may carry PTX (NGC); a machine that also has a GPU the wheel
+  // runs on; a file that does not import torch.
+  MachineProbe fixed = blackwell;
+  fixed.torchVersion = "2.7.0+cu128";
+  fixed.torchCuda = "12.8";
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &fixed).empty());
+  MachineProbe ngc = blackwell;
+  ngc.torchVersion = "2.5.0a0+e000cf0ad9.nv24.10";
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &ngc).empty());
+  MachineProbe mixed = blackwell;
+  mixed.gpus.push_back({"NVIDIA RTX A6000", 8, 6});
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &mixed).empty());
+  EXPECT_TRUE(checkPythonSource("import os\nprint(1)\n", rules_, 0, "train.py", {}, &blackwell).empty());
+  // The other way: a Volta GPU under a CUDA 13 wheel.
+  MachineProbe volta = blackwell;
+  volta.gpus = {{"Tesla V100-SXM2-32GB", 7, 0}};
+  volta.driver = "580.65.06";
+  volta.torchVersion = "2.9.0+cu130";
+  volta.torchCuda = "13.0";
+  found = checkPythonSource(script, rules_, 0, "train.py", {}, &volta);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].observed[1].find("CUDA 13.0 and later no longer build for compute capability 7.0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace denpex::core
