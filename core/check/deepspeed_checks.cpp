@@ -1,6 +1,6 @@
 // Check 3: DeepSpeed JSON configs. On their own: fp16 and bf16 both enabled (DeepSpeed asserts
-// at start-up), and batch sizes that no world size satisfies (train_batch_size must be
-// micro batch x accumulation x world size). Against the TrainingArguments of a script that names
+// at start-up), batch sizes that no world size satisfies (train_batch_size must be
+// micro batch x accumulation x world size), and keys no release knows (deepspeed_keys.cpp). Against the TrainingArguments of a script that names
 // the config (deepspeed="ds_config.json"): a value the config sets, not "auto", that differs from
 // the Trainer's, which the Hugging Face integration refuses before the first step.
 //
@@ -51,18 +51,19 @@ const JsonNode* enabledOf(const JsonNode* root, const std::string& section) {
   return n;
 }
 
-// Evidence on the line of a node of the config.
+std::string shortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
 Evidence nodeEvidence(std::string_view text, const Lines& lines, uint32_t source, const JsonNode& node, const char* signal) {
   size_t line = lines.lineOf(node.begin);
   size_t lineEndAt = node.end;
   if (lines.lineOf(node.end) != line) lineEndAt = lines.starts[line] + lineText(text, lines, line).size();
   return evidenceAt(text, lines, source, line, node.begin - lines.starts[line], lineEndAt - lines.starts[line], signal);
-}
-
-std::string shortNumber(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 Finding configFinding(const std::shared_ptr<const Rule>& rule, const std::string& path, uint32_t source, Evidence first) {
@@ -74,7 +75,6 @@ Finding configFinding(const std::shared_ptr<const Rule>& rule, const std::string
   return f;
 }
 
-}  // namespace
 }  // namespace check_detail
 
 using namespace check_detail;
@@ -120,6 +120,7 @@ std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& 
       }
     }
   }
+  unknownDeepSpeedKeys(*root, text, lines, source, path, rules, out);
   return out;
 }
 

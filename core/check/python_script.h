@@ -15,6 +15,7 @@
 #include "core/analyze/finding.h"
 #include "core/check/machine.h"
 #include "core/check/source_checks.h"
+#include "core/fix/json_spans.h"
 #include "core/fix/python_calls.h"
 #include "core/rules/rule.h"
 
@@ -114,6 +115,14 @@ std::string describeMachine(const MachineProbe& probe);
 // finding's line that says so.
 bool gpusLackBf16(const MachineProbe& probe);
 std::string noBf16(const MachineProbe& probe);
+// Evidence on the line of a node of a JSON config, and a finding that starts with it, its frame
+// on that line of the config.
+Evidence nodeEvidence(std::string_view text, const Lines& lines, uint32_t source, const JsonNode& node, const char* signal);
+Finding configFinding(const std::shared_ptr<const Rule>& rule, const std::string& path, uint32_t source, Evidence first);
+// Check 3, keys (deepspeed_keys.cpp): keys of a DeepSpeed config's strictly read sections that no
+// DeepSpeed release defines there.
+void unknownDeepSpeedKeys(const JsonNode& root, std::string_view text, const Lines& lines, uint32_t source,
+                          const std::string& path, const RuleSet& rules, std::vector<Finding>& out);
 // Check 3, against the script (deepspeed_checks.cpp): the config its TrainingArguments name.
 void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& configs, const RuleSet& rules,
                         std::vector<Finding>& out);

@@ -445,6 +445,8 @@ TEST_F(Workspace, EveryPositiveOfTheCheckCorpusIsFlaggedInTheEditor) {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"ds_batch_sizes.json", "deepspeed-batch-size-mismatch"},
       {"ds_fp16_and_bf16.json", "deepspeed-fp16-bf16-both-enabled"},
+      {"ds_bf16_loss_scaling.json", "deepspeed-config-unknown-key"},
+      {"ds_zero3_nvme_aio_in_zero.json", "deepspeed-config-unknown-key"},
       {"accelerate_bf16_vs_ds_fp16/default_config.yaml", "deepspeed-config-mismatch-training-arguments"},
       {"ddp_unused_head.py", "ddp-unused-parameters"},
       {"ds_trainer_mismatch/finetune.py", "deepspeed-config-mismatch-training-arguments"},

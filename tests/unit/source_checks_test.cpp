@@ -415,6 +415,49 @@ TEST_F(SourceChecks, AScriptIsCheckedAgainstTheMachineItWillRunOn) {
   EXPECT_TRUE(checkPythonSource(noWorkers, rules_, 0, "train.py", {}, &smallShm).empty());
 }
 
+// Check 3, keys: a key no DeepSpeed release defines in a section read strictly, with where it
+// belongs or what it misspells; keys some release knows, "auto" values and lenient sections are
+// left alone.
+TEST_F(SourceChecks, DeepSpeedKeysNoReleaseDefinesAreFlaggedWithWhereTheyBelong) {
+  auto observed = [&](const std::string& config) {
+    std::vector<std::string> out;
+    for (const auto& f : checkDeepSpeedConfig(config, rules_, 0, "ds.json")) {
+      EXPECT_EQ(f.rule->id, "deepspeed-config-unknown-key");
+      out.insert(out.end(), f.observed.begin(), f.observed.end() - 2);  // the last two say why and what fails
+    }
+    return out;
+  };
+  EXPECT_EQ(observed(R"({"zero_optimization": {"stage": 3,
+  "stage3_max_live_parameter": 1e9,
+  "offload_optimizer": {"device": "cpu", "buffer_size": 1e8},
+  "offload_param": {"device": "cpu", "fast_init": false},
+  "aio": {"block_size": 1048576},
+  "cpu_offload_params": true,
+  "reduce_buket_size": "auto",
+  "zero_hpz_partition_size": 8, "stage3_gather_fp16_weights_on_model_save": true, "prefetch_bucket_size": 5e7}})"),
+            (std::vector<std::string>{
+                "zero_optimization.stage3_max_live_parameter (line 2): no DeepSpeed release defines stage3_max_live_parameter "
+                "in zero_optimization: did you mean stage3_max_live_parameters?",
+                "zero_optimization.offload_optimizer.buffer_size (line 3): no DeepSpeed release defines buffer_size in "
+                "zero_optimization.offload_optimizer: it exists under offload_param only",
+                "zero_optimization.offload_param.fast_init (line 4): no DeepSpeed release defines fast_init in "
+                "zero_optimization.offload_param: it exists under offload_optimizer only",
+                "zero_optimization.aio (line 5): no DeepSpeed release defines aio in zero_optimization: it is a top-level "
+                "section of the config, not a key of zero_optimization",
+                "zero_optimization.cpu_offload_params (line 6): no DeepSpeed release defines cpu_offload_params in "
+                "zero_optimization: did you mean cpu_offload_param?",
+            }));
+  EXPECT_EQ(observed(R"({"train_batch_size": 32, "bf16": {"enabled": true, "loss_scale_window": 1000, "hysteresis": "auto"}})"),
+            (std::vector<std::string>{"bf16.loss_scale_window (line 1): loss_scale_window is fp16's loss scaling, which bf16 has "
+                                      "no key for (it belongs in fp16)"}));
+  // fp16 keeps its loss scaling; unknown keys at the top level and in lenient sections are
+  // ignored by DeepSpeed; a zero_optimization that is not an object is another failure.
+  EXPECT_TRUE(observed(R"({"train_batch_size": 32, "fp16": {"enabled": true, "loss_scale": 0}, "my_note": 1,
+  "activation_checkpointing": {"partition_activations": true, "whatever": 1}})").empty());
+  EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": true})").empty());
+  EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": {"stage": 2, "offload_optimizer": "cpu"}})").empty());
+}
+
 // Check 6, the GPU architecture: a release wheel whose CUDA cannot build for the machine's GPUs.
 TEST_F(SourceChecks, AGpuTheInstalledTorchHasNoKernelsForIsFlaggedAtTheImport) {
   EXPECT_EQ(cudaCannotBuildFor("12.4", 12, 0), "compute capability 12.0 needs CUDA 12.8 or newer");
