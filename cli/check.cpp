@@ -189,7 +189,7 @@ int runCheck(const std::vector<std::string>& args) {
     const core::MachineProbe* machine = probe ? &*probe : nullptr;
     std::vector<core::Finding> found;
     if (file.extension() == ".json") {
-      found = core::checkDeepSpeedConfig(text, load.rules, source, file.string());
+      found = core::checkDeepSpeedConfig(text, load.rules, source, file.string(), machine);
     } else if (file.extension() != ".py") {
       found = core::checkAccelerateConfig(text, load.rules, source, file.string(),
                                           namedConfigs(core::deepSpeedConfigsNamedByAccelerate(text)), machine);

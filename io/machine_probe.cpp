@@ -70,13 +70,22 @@ core::MachineProbe probeThisMachine() {
     // Quoted for the shell; a path with a quote of its own is not used.
     if (fs::exists(candidate, ec) && candidate.find('\'') == std::string::npos) python = "'" + candidate + "'";
   }
-  const std::string printed = outputOf(
-      python + " -c \"import importlib.util as u; s = u.find_spec('torch'); print(s.origin if s and s.origin else '')\" 2>/dev/null");
-  const std::string origin(core::text::trim(printed));
-  if (!origin.empty()) {
-    if (auto version = smallFile(fs::path(origin).parent_path() / "version.py")) core::readTorchVersionFile(*version, probe);
+  // Where torch and DeepSpeed are installed, one per line, found without importing either.
+  const std::string printed = outputOf(python +
+                                       " -c \"import importlib.util as u\nfor m in ('torch', 'deepspeed'):\n"
+                                       "    s = u.find_spec(m); print(s.origin if s and s.origin else '')\" 2>/dev/null");
+  const size_t newline = printed.find('\n');
+  const std::string torch(core::text::trim(std::string_view(printed).substr(0, newline)));
+  const std::string deepspeed(newline == std::string::npos ? std::string_view()
+                                                           : core::text::trim(std::string_view(printed).substr(newline + 1)));
+  if (!torch.empty()) {
+    if (auto version = smallFile(fs::path(torch).parent_path() / "version.py")) core::readTorchVersionFile(*version, probe);
   } else {
     probe.notes.push_back("no torch found by " + python);
+  }
+  if (!deepspeed.empty()) {
+    if (auto version = smallFile(fs::path(deepspeed).parent_path() / "git_version_info_installed.py"))
+      core::readDeepSpeedVersionFile(*version, probe);
   }
   return probe;
 }

@@ -80,7 +80,7 @@ Finding configFinding(const std::shared_ptr<const Rule>& rule, const std::string
 using namespace check_detail;
 
 std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& rules, uint32_t source,
-                                          const std::string& path) {
+                                          const std::string& path, const MachineProbe* probe) {
   std::vector<Finding> out;
   auto root = parseJsonSpans(text);
   if (!looksLikeDeepSpeed(root.get())) return out;
@@ -120,7 +120,7 @@ std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& 
       }
     }
   }
-  unknownDeepSpeedKeys(*root, text, lines, source, path, rules, out);
+  unknownDeepSpeedKeys(*root, text, lines, source, path, rules, probe, out);
   return out;
 }
 

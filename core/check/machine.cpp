@@ -26,6 +26,7 @@ std::string probeToJson(const MachineProbe& probe) {
   j["container"] = probe.container;
   j["torch"] = {{"version", probe.torchVersion ? json(*probe.torchVersion) : json(nullptr)},
                 {"cuda", probe.torchCuda ? json(*probe.torchCuda) : json(nullptr)}};
+  j["deepspeed"] = {{"version", probe.deepspeedVersion ? json(*probe.deepspeedVersion) : json(nullptr)}};
   j["notes"] = probe.notes;
   return j.dump(2) + "\n";
 }
@@ -70,6 +71,12 @@ Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& o
   if (!cuda) return Error{cuda.error()};
   p.torchVersion = *version;
   p.torchCuda = *cuda;
+  // Absent from the probe files of earlier releases: DeepSpeed unknown.
+  const json deepspeed = j.value("deepspeed", json::object());
+  if (!deepspeed.is_object()) return Error{origin + ": 'deepspeed' must be an object"};
+  auto dsVersion = optString(deepspeed.value("version", json()), "deepspeed.version");
+  if (!dsVersion) return Error{dsVersion.error()};
+  p.deepspeedVersion = *dsVersion;
   return p;
 }
 
@@ -102,6 +109,12 @@ void readTorchVersionFile(std::string_view text, MachineProbe& probe) {
   std::string v;
   if (RE2::PartialMatch(text, version, &v)) probe.torchVersion = v;
   if (RE2::PartialMatch(text, cuda, &v)) probe.torchCuda = v;
+}
+
+void readDeepSpeedVersionFile(std::string_view text, MachineProbe& probe) {
+  static const RE2 version(R"((?m)^version\s*=\s*['"]([^'"]+)['"])");
+  std::string v;
+  if (RE2::PartialMatch(text, version, &v)) probe.deepspeedVersion = v;
 }
 
 int compareVersions(std::string_view a, std::string_view b) {

@@ -26,6 +26,7 @@ struct MachineProbe {
   bool container = false;                   // Docker, Podman, Kubernetes
   std::optional<std::string> torchVersion;  // "2.1.0+cu121"
   std::optional<std::string> torchCuda;     // "12.1"; none for a CPU build
+  std::optional<std::string> deepspeedVersion;  // "0.14.4"; none where DeepSpeed is not installed
   std::string origin;                       // "this machine", or the probe file's path
   std::vector<std::string> notes;           // probes that found nothing, and why
 };
@@ -42,6 +43,8 @@ void readNvidiaSmi(std::string_view csv, MachineProbe& probe);
 std::optional<std::string> driverFromProcVersion(std::string_view text);
 // torch/version.py's `__version__` and `cuda` (None for a CPU build), read as text.
 void readTorchVersionFile(std::string_view text, MachineProbe& probe);
+// The `version='0.14.4'` that DeepSpeed's installer writes in deepspeed/git_version_info_installed.py.
+void readDeepSpeedVersionFile(std::string_view text, MachineProbe& probe);
 
 // The oldest Linux driver that runs CUDA `cuda` ("12.1") with minor-version compatibility; none
 // for a version this table does not know.

@@ -120,9 +120,9 @@ std::string noBf16(const MachineProbe& probe);
 Evidence nodeEvidence(std::string_view text, const Lines& lines, uint32_t source, const JsonNode& node, const char* signal);
 Finding configFinding(const std::shared_ptr<const Rule>& rule, const std::string& path, uint32_t source, Evidence first);
 // Check 3, keys (deepspeed_keys.cpp): keys of a DeepSpeed config's strictly read sections that no
-// DeepSpeed release defines there.
+// DeepSpeed release defines there, or that the probe's DeepSpeed does not define yet.
 void unknownDeepSpeedKeys(const JsonNode& root, std::string_view text, const Lines& lines, uint32_t source,
-                          const std::string& path, const RuleSet& rules, std::vector<Finding>& out);
+                          const std::string& path, const RuleSet& rules, const MachineProbe* probe, std::vector<Finding>& out);
 // Check 3, against the script (deepspeed_checks.cpp): the config its TrainingArguments name.
 void trainerVsDeepSpeed(const Script& script, const std::vector<NamedConfig>& configs, const RuleSet& rules,
                         std::vector<Finding>& out);

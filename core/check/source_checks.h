@@ -50,9 +50,10 @@ std::vector<Finding> checkAccelerateConfig(std::string_view text, const RuleSet&
                                            const MachineProbe* probe = nullptr);
 
 // Findings for a DeepSpeed JSON config on its own (fp16 and bf16 both enabled, batch sizes no
-// world size satisfies); none for JSON that is not a DeepSpeed config.
+// world size satisfies, keys DeepSpeed refuses: against the probe's DeepSpeed where `probe`
+// names one); none for JSON that is not a DeepSpeed config.
 std::vector<Finding> checkDeepSpeedConfig(std::string_view text, const RuleSet& rules, uint32_t source = 0,
-                                          const std::string& path = {});
+                                          const std::string& path = {}, const MachineProbe* probe = nullptr);
 
 // The last line of every check finding's `observed`: "this configuration fails with <rule id>
 // at run time".

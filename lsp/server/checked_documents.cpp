@@ -23,7 +23,7 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
   d->lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
   const bool python = isPythonDocument(doc->path, doc->languageId);
   if (!python && isJsonDocument(doc->path, doc->languageId)) {
-    d->findings = core::checkDeepSpeedConfig(text, bundle->rules, 0, doc->path);
+    d->findings = core::checkDeepSpeedConfig(text, bundle->rules, 0, doc->path, probe_.get());
     documents_.setDiagnosis(uri, d, doc->text, doc->version);
     publish(uri);
     // The scripts open beside it may name it: their comparison with it changed too.

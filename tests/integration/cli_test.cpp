@@ -365,6 +365,12 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_EQ(blackwell.code, 1) << blackwell.err;
   EXPECT_TRUE(contains(blackwell.out, "no-kernel-image")) << blackwell.out;
   EXPECT_TRUE(contains(blackwell.out, "compute capability 12.0 needs CUDA 12.8 or newer")) << blackwell.out;
+  // ZeRO++ keys against a node whose DeepSpeed predates them; nothing without the probe.
+  const std::string zeropp = "tests/check_corpus/probes/zeropp_ds_config.json";
+  Result ds095 = denpex({"check", "--probe", "tests/check_corpus/probes/a100-deepspeed-0.9.5.json", zeropp}, kSource);
+  EXPECT_EQ(ds095.code, 1) << ds095.err;
+  EXPECT_TRUE(contains(ds095.out, "zero_hpz_partition_size came with DeepSpeed 0.10.0; the machine's is 0.9.5")) << ds095.out;
+  EXPECT_EQ(denpex({"check", zeropp}, kSource).code, 0);
   // The working corpus fits an A100 node: nothing, with the probe as without.
   Result onA100 = denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", "tests/check_corpus/working"}, kSource);
   EXPECT_EQ(onA100.code, 0) << onA100.out;

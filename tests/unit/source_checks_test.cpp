@@ -456,6 +456,38 @@ TEST_F(SourceChecks, DeepSpeedKeysNoReleaseDefinesAreFlaggedWithWhereTheyBelong)
   "activation_checkpointing": {"partition_activations": true, "whatever": 1}})").empty());
   EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": true})").empty());
   EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": {"stage": 2, "offload_optimizer": "cpu"}})").empty());
+
+  // With a probe that names the installed DeepSpeed: keys it does not have yet (ZeRO++ on 0.9.5,
+  // DeepSpeed issue 3827), and nothing in a section it still reads leniently.
+  auto onRelease = [&](const std::string& config, const char* version) {
+    MachineProbe probe;
+    probe.origin = "node.json";
+    probe.deepspeedVersion = version;
+    return checkDeepSpeedConfig(config, rules_, 0, "ds.json", &probe);
+  };
+  const std::string zeroPlusPlus = R"({"train_batch_size": 32, "bf16": {"enabled": true, "hysteresis": 2},
+  "zero_optimization": {"stage": 3, "zero_hpz_partition_size": 8, "zero_quantized_weights": true}})";
+  auto found = onRelease(zeroPlusPlus, "0.9.5+0b4b2a1");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].observed[0], "zero_optimization.zero_hpz_partition_size (line 2): zero_hpz_partition_size came with "
+                                  "DeepSpeed 0.10.0; the machine's is 0.9.5");
+  EXPECT_EQ(found[0].observed[2], "DeepSpeed 0.7.0 and later read zero_optimization with a model that refuses unknown keys, and "
+                                  "refuse the config at start-up (the machine of the probe file node.json has DeepSpeed 0.9.5+0b4b2a1)");
+  EXPECT_TRUE(onRelease(zeroPlusPlus, "0.10.0").empty());  // bf16 is lenient until 0.17.1
+  EXPECT_TRUE(onRelease(zeroPlusPlus, "0.6.5").empty());   // so is zero_optimization until 0.7.0
+  found = onRelease(zeroPlusPlus, "0.17.2");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].observed[0], "bf16.hysteresis (line 1): hysteresis is fp16's loss scaling, which bf16 has no key for (it belongs in fp16)");
+  // The version DeepSpeed's installer writes, read as text.
+  MachineProbe read;
+  readDeepSpeedVersionFile("version='0.14.4+d5b4b2a'\ngit_hash='d5b4b2a'\ngit_branch='HEAD'\ninstalled_ops={}\n", read);
+  EXPECT_EQ(read.deepspeedVersion, "0.14.4+d5b4b2a");
+  auto back = probeFromJson(probeToJson(read), "p.json");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->deepspeedVersion, "0.14.4+d5b4b2a");
+  EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1})", "p.json")->deepspeedVersion, std::nullopt);
+  EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1, "deepspeed": {"version": 14}})", "p.json").error(),
+            "p.json: 'deepspeed.version' must be a string or null");
 }
 
 // Check 6, the GPU architecture: a release wheel whose CUDA cannot build for the machine's GPUs.
