@@ -4,7 +4,7 @@
 // nothing travels beside it, and scripts/check-portable.sh runs it where there is no C library.
 //   npm run package            -> dist/denpex-<version>-<target>.vsix
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, cpSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { copyFileSync, chmodSync, cpSync, mkdirSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +27,26 @@ copyFileSync(binary, join(server, 'denpex'));
 chmodSync(join(server, 'denpex'), 0o755);
 // The rules' pages travel beside the server, which links each diagnostic to its page there.
 cpSync(join(root, 'docs/rules'), join(server, 'docs/rules'), { recursive: true });
+// The static server carries code of these libraries, whose licenses ask that their notices travel
+// with it: each one's Debian copyright file, as installed by scripts/install-deps.sh. Boost's
+// license asks for none in machine code; GCC's runtime library exception neither.
+const linked = [
+  ['RE2 (regular expressions)', 'libre2-dev'],
+  ['Vectorscan (multi-pattern scanning)', 'libvectorscan-dev'],
+  ['yaml-cpp (rule files)', 'libyaml-cpp-dev'],
+  ['JSON for Modern C++ (nlohmann/json)', 'nlohmann-json3-dev'],
+  ['spdlog (logging)', 'libspdlog-dev'],
+  ['{fmt} (formatting, through spdlog)', 'libfmt-dev'],
+  ['the GNU C Library (linked statically)', 'libc6-dev'],
+];
+let notices = 'The denpex server (server/denpex) is linked statically with the libraries below. Each one\'s\n' +
+  'copyright and license, as Debian ships it, follows.\n';
+for (const [what, pkg] of linked) {
+  const file = `/usr/share/doc/${pkg}/copyright`;
+  if (!existsSync(file)) throw new Error(`${file} is missing: scripts/install-deps.sh installs ${pkg}`);
+  notices += `\n${'='.repeat(78)}\n${what}: Debian package ${pkg}\n${'='.repeat(78)}\n\n${readFileSync(file, 'utf8')}`;
+}
+writeFileSync(join(server, 'THIRD-PARTY-NOTICES.txt'), notices);
 if (process.platform === 'linux') run('strip', ['--strip-debug', join(server, 'denpex')]);
 if (process.platform === 'linux' && execFileSync('readelf', ['-l', binary], { encoding: 'utf8' }).includes('program interpreter'))
   throw new Error('build/denpex is not static: build it with -DDENPEX_PORTABLE=ON (scripts/build.sh does)');
