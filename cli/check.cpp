@@ -219,10 +219,12 @@ int runProbe(const std::vector<std::string>& args) {
     if (args[i] == "-h" || args[i] == "--help") {
       std::cout << "usage: denpex probe [--output FILE]\n\n"
                    "Describes this machine for 'denpex check --probe FILE': its GPUs and their compute capability\n"
-                   "(nvidia-smi), the NVIDIA driver, the size of /dev/shm, whether it is a container, and the\n"
-                   "version and CUDA build of the torch that python3 (or the active virtual environment) would\n"
-                   "import, read from its files without importing it. Run it on the machine the job will run on\n"
-                   "(a cluster node) and check the scripts anywhere. Prints the probe as JSON, or writes FILE.\n";
+                   "(nvidia-smi), the NVIDIA driver, the size of /dev/shm, whether it is a container, the version\n"
+                   "and CUDA build of the torch that python3 (or the active virtual environment) would import, and\n"
+                   "the version of its DeepSpeed, read from their files without importing them. Run it on the\n"
+                   "machine the job will run on (a cluster node) and check the scripts anywhere. Prints the probe\n"
+                   "as JSON, or writes FILE. It always asks nvidia-smi anew; 'denpex check --probe local' reuses\n"
+                   "the answer of this boot and driver from the cache folder.\n";
       return kExitClean;
     }
     if (args[i] == "--output" && i + 1 < args.size()) {
@@ -232,7 +234,7 @@ int runProbe(const std::vector<std::string>& args) {
       return kExitUsage;
     }
   }
-  std::string json = core::probeToJson(io::probeThisMachine());
+  std::string json = core::probeToJson(io::probeThisMachine(/*fresh=*/true));
   if (output.empty()) {
     std::cout << json;
     return kExitClean;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/base/text.h"
+#include "io/cache_files.h"
 #include "io/files.h"
 
 namespace denpex::io {
@@ -47,13 +48,43 @@ bool inContainer() {
   return false;
 }
 
+// nvidia-smi's list of the GPUs, from the cache where this boot and this loaded driver answered
+// before; `fromCache` says which.
+std::string gpuList(bool fresh, bool& fromCache) {
+  fromCache = false;
+  auto boot = smallFile("/proc/sys/kernel/random/boot_id");
+  auto driver = smallFile("/proc/driver/nvidia/version");
+  std::string key;
+  if (boot && !core::text::trim(*boot).empty()) {
+    key = "denpex-gpu-list-1\n";
+    key += core::text::trim(*boot);
+    key += "\n";
+    const std::string driverText = driver ? *driver : std::string("no driver");
+    key += std::to_string(driverText.size()) + "\n" + driverText + "\n";
+  }
+  constexpr const char* kFile = "gpu-list.txt";
+  if (!key.empty() && !fresh) {
+    auto cached = readCacheFile(kFile, 1 << 20);
+    if (cached && cached->compare(0, key.size(), key) == 0) {
+      fromCache = true;
+      return cached->substr(key.size());
+    }
+  }
+  std::string smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null");
+  if (!key.empty()) writeCacheFile(kFile, key + smi);
+  return smi;
+}
+
 }  // namespace
 
-core::MachineProbe probeThisMachine() {
+core::MachineProbe probeThisMachine(bool fresh) {
   core::MachineProbe probe;
   probe.origin = "this machine";
-  std::string smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null");
+  bool fromCache = false;
+  std::string smi = gpuList(fresh, fromCache);
   core::readNvidiaSmi(smi, probe);
+  if (fromCache)
+    probe.notes.push_back("the GPUs are nvidia-smi's answer earlier in this boot, kept in the cache ('denpex probe' asks again)");
   if (probe.gpus.empty()) probe.notes.push_back("nvidia-smi listed no GPU (not installed, no driver, or no GPU)");
   if (auto version = smallFile("/proc/driver/nvidia/version")) {
     if (auto driver = core::driverFromProcVersion(*version)) probe.driver = driver;

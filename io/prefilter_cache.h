@@ -2,12 +2,10 @@
 // once, not on every run: `denpex diagnose --rules DIR` on a big log, the language server's
 // first big log after a start. The shipped rules never need it (their database is in the binary).
 //
-// Where: $XDG_CACHE_HOME/denpex, else $HOME/.cache/denpex; DENPEX_CACHE_DIR overrides both, and
-// DENPEX_CACHE_DIR=off turns the cache off. One file per rule set, named by a hash of its
-// patterns, holding the exact patterns it was compiled from: a file for other patterns (a hash
-// collision) is never used. Only files and folders owned by this user and writable by no one else
-// are read; files are written whole (a temporary file, then a rename) and at most 16 are kept.
-// Nothing here ever fails a diagnosis: a cache that cannot be read or written is no cache.
+// In the cache folder (io/cache_files.h: where it is, and how its files are read and written
+// safely): one file per rule set, named by a hash of its patterns, holding the exact patterns it
+// was compiled from: a file for other patterns (a hash collision) is never used. At most 16 are
+// kept. Nothing here ever fails a diagnosis: a cache that cannot be read or written is no cache.
 #pragma once
 
 #include <filesystem>

@@ -126,6 +126,10 @@ std::string hintFor(std::string_view key, const Key (&keys)[N], std::string_view
   return "";
 }
 
+// A finding lists at most this many keys: a config of thousands of unknown keys (a hostile file
+// opened in the editor) costs no more than one of fifty.
+constexpr size_t kMostListed = 50;
+
 struct Unknown {
   const JsonNode* value;
   std::string where;  // "zero_optimization.offload_optimizer.buffer_size"
@@ -139,6 +143,7 @@ void unknownIn(const JsonNode* section, const std::string& name, const Key (&key
                std::vector<Unknown>& out) {
   if (!section || section->kind != JsonNode::Kind::kObject) return;
   for (const auto& [key, value] : section->members) {
+    if (out.size() >= kMostListed) return;
     if (value->kind == JsonNode::Kind::kString && value->text == "auto") continue;
     const Key* k = find(keys, key);
     if (!k) {
@@ -172,7 +177,7 @@ void unknownDeepSpeedKeys(const JsonNode& root, std::string_view text, const Lin
     const JsonNode* section = bf16Strict ? jsonAt(&root, name) : nullptr;
     if (!section || section->kind != JsonNode::Kind::kObject) continue;
     for (const auto& [key, value] : section->members)
-      if (known(kLossScalingKeys, key) && !(value->kind == JsonNode::Kind::kString && value->text == "auto"))
+      if (bf16.size() < kMostListed && known(kLossScalingKeys, key) && !(value->kind == JsonNode::Kind::kString && value->text == "auto"))
         bf16.push_back({value.get(), std::string(name) + "." + key,
                         key + " is fp16's loss scaling, which " + name + " has no key for (it belongs in fp16)"});
   }

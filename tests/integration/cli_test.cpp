@@ -291,6 +291,49 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
 
 // Precision over recall, on real scripts: the working training scripts and configs of public
 // projects (tests/check_corpus/working, with their sources) get no finding; complete scripts
+// `check --probe local` asks nvidia-smi once per boot and driver (its answer kept in the cache
+// folder); `denpex probe` always asks anew. nvidia-smi here is a script that says it was asked.
+TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {
+  fs::create_directories(dir_ / "bin");
+  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho asked >> '" + (dir_ / "asked").string() +
+                                        "'\necho 'Tesla V100-SXM2-32GB, 7.0, 470.182.03'\n");
+  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeAll(dir_ / "amp.py", "import torch\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n");
+  auto env = boost::this_process::environment();
+  env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
+  env["DENPEX_CACHE_DIR"] = (dir_ / "cache").string();
+  auto run = [&](const std::vector<std::string>& args) {
+    boost::asio::io_context io;
+    std::future<std::string> out, err;
+    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
+                    bp::start_dir(dir_.string()), io);
+    io.run();
+    child.wait();
+    return Result{child.exit_code(), out.get(), err.get()};
+  };
+  auto asked = [&] {
+    std::string said = fs::exists(dir_ / "asked") ? readAll(dir_ / "asked") : "";
+    return std::count(said.begin(), said.end(), '\n');
+  };
+  for (int i = 0; i < 2; ++i) {
+    Result r = run({"check", "--probe", "local", "amp.py"});
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "bf16-unsupported-gpu")) << r.out;
+    EXPECT_TRUE(contains(r.out, "Tesla V100-SXM2-32GB (compute capability 7.0, this machine (probed now))")) << r.out;
+  }
+  EXPECT_EQ(asked(), 1);
+  Result probe = run({"probe"});
+  EXPECT_EQ(probe.code, 0) << probe.err;
+  EXPECT_TRUE(contains(probe.out, "Tesla V100-SXM2-32GB")) << probe.out;
+  EXPECT_EQ(asked(), 2);
+  EXPECT_EQ(run({"check", "--probe", "local", "amp.py"}).code, 1);
+  EXPECT_EQ(asked(), 2);
+  // With the cache turned off, every probe asks.
+  env["DENPEX_CACHE_DIR"] = "off";
+  EXPECT_EQ(run({"check", "--probe", "local", "amp.py"}).code, 1);
+  EXPECT_EQ(asked(), 3);
+}
+
 // with the configurations of public issue threads (tests/check_corpus/positives) get exactly
 // theirs, and the Trainer's fix is applied where the eps goes.
 TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsAreFlagged) {

@@ -456,6 +456,10 @@ TEST_F(SourceChecks, DeepSpeedKeysNoReleaseDefinesAreFlaggedWithWhereTheyBelong)
   "activation_checkpointing": {"partition_activations": true, "whatever": 1}})").empty());
   EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": true})").empty());
   EXPECT_TRUE(observed(R"({"train_batch_size": 32, "zero_optimization": {"stage": 2, "offload_optimizer": "cpu"}})").empty());
+  // Ten thousand unknown keys (a hostile file): fifty are listed, and no more are looked at.
+  std::string crowd = R"({"train_batch_size": 32, "zero_optimization": {)";
+  for (int i = 0; i < 10000; ++i) crowd += (i ? ", \"stage3_max_live_parameter" : "\"stage3_max_live_parameter") + std::to_string(i) + "\": 1";
+  EXPECT_EQ(observed(crowd + "}}").size(), 50u);
 
   // With a probe that names the installed DeepSpeed: keys it does not have yet (ZeRO++ on 0.9.5,
   // DeepSpeed issue 3827), and nothing in a section it still reads leniently.

@@ -1,0 +1,87 @@
+// Files in the cache folder (see cache_files.h).
+#include "io/cache_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <system_error>
+
+namespace denpex::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Owned by this user and writable by no one else.
+bool ownedAndPrivate(const struct stat& st) { return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0; }
+
+// The cache folder, when it exists and is safe to use.
+std::optional<fs::path> privateDir(bool create) {
+  auto dir = cacheDir();
+  if (!dir) return std::nullopt;
+  std::error_code ec;
+  if (create) fs::create_directories(*dir, ec);
+  struct stat st {};
+  if (::lstat(dir->c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !ownedAndPrivate(st)) return std::nullopt;
+  return dir;
+}
+
+}  // namespace
+
+std::optional<fs::path> cacheDir() {
+  if (const char* d = std::getenv("DENPEX_CACHE_DIR"); d && *d) {
+    if (std::string_view(d) == "off") return std::nullopt;
+    return fs::path(d);
+  }
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return fs::path(x) / "denpex";
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return fs::path(h) / ".cache" / "denpex";
+  return std::nullopt;
+}
+
+std::optional<std::string> readCacheFile(const std::string& name, size_t maxBytes) {
+  auto dir = privateDir(false);
+  if (!dir) return std::nullopt;
+  int fd = ::open((*dir / name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ownedAndPrivate(st) && static_cast<size_t>(st.st_size) <= maxBytes) {
+    bytes.emplace(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes->size()) {
+      ssize_t n = ::read(fd, bytes->data() + got, bytes->size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    bytes->resize(got);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+bool writeCacheFile(const std::string& name, std::string_view bytes) {
+  auto dir = privateDir(true);
+  if (!dir) return false;
+  fs::path file = *dir / name;
+  fs::path tmp = file;
+  tmp += "." + std::to_string(::getpid()) + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool written = done == bytes.size();
+  const bool closed = ::close(fd) == 0;
+  if (!written || !closed || ::rename(tmp.c_str(), file.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace denpex::io
