@@ -193,6 +193,7 @@ int runCheck(const std::vector<std::string>& args) {
     } else if (file.extension() != ".py") {
       found = core::checkAccelerateConfig(text, load.rules, source, file.string(),
                                           namedConfigs(core::deepSpeedConfigsNamedByAccelerate(text)), machine);
+      for (auto& f : core::checkTrainerRecipe(text, load.rules, source, file.string(), machine)) found.push_back(std::move(f));
     } else {
       found = core::checkPythonSource(text, load.rules, source, file.string(), namedConfigs(core::deepSpeedConfigsNamed(text)),
                                       machine);

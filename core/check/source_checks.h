@@ -49,6 +49,17 @@ std::vector<Finding> checkAccelerateConfig(std::string_view text, const RuleSet&
                                            const std::string& path, const std::vector<NamedConfig>& configs = {},
                                            const MachineProbe* probe = nullptr);
 
+// Whether a YAML file is a training recipe: the model and TrainingArguments of an
+// HfArgumentParser script (TRL, alignment-handbook), top-level `model_name_or_path:` with
+// training arguments beside it.
+bool looksLikeTrainerRecipe(std::string_view yaml);
+
+// Findings for a training recipe (recipe_checks.cpp): the script checks where the recipe alone
+// shows the failure (FlashAttention-2 on float32, a float16 model under the Trainer), and bf16
+// against a probe of the machine. None for YAML that is not a recipe.
+std::vector<Finding> checkTrainerRecipe(std::string_view text, const RuleSet& rules, uint32_t source = 0,
+                                        const std::string& path = {}, const MachineProbe* probe = nullptr);
+
 // Findings for a DeepSpeed JSON config on its own (fp16 and bf16 both enabled, batch sizes no
 // world size satisfies, keys DeepSpeed refuses: against the probe's DeepSpeed where `probe`
 // names one); none for JSON that is not a DeepSpeed config.

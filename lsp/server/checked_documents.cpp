@@ -30,7 +30,7 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
     if (recheckScripts)
       for (const auto& other : documents_.views())
         if (other.uri != uri && settings_.autoDiagnose &&
-            (isPythonDocument(other.path, other.languageId) || isAccelerateDocument(other.path, other.languageId, other.text->view())))
+            (isPythonDocument(other.path, other.languageId) || isCheckedYamlDocument(other.path, other.languageId, other.text->view())))
           checkSource(other.uri, false);
     return;
   }
@@ -57,6 +57,8 @@ void Server::checkSource(const std::string& uri, bool recheckScripts) {
   }
   d->findings = python ? core::checkPythonSource(text, bundle->rules, 0, doc->path, configs, probe_.get())
                        : core::checkAccelerateConfig(text, bundle->rules, 0, doc->path, configs, probe_.get());
+  if (!python)
+    for (auto& f : core::checkTrainerRecipe(text, bundle->rules, 0, doc->path, probe_.get())) d->findings.push_back(std::move(f));
   documents_.setDiagnosis(uri, d, doc->text, doc->version);
   publish(uri);
 }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/base/text.h"
+#include "core/check/source_checks.h"
 #include "lsp/protocol/from_proto.h"
 #include "lsp/protocol/uri.h"
 
@@ -76,11 +77,11 @@ bool isJsonDocument(const std::string& path, const std::string& languageId) {
   return languageId == "json" || languageId == "jsonc" || core::text::endsWith(path, ".json");
 }
 
-bool isAccelerateDocument(const std::string& path, const std::string& languageId, std::string_view text) {
+bool isCheckedYamlDocument(const std::string& path, const std::string& languageId, std::string_view text) {
   if (languageId != "yaml" && !core::text::endsWith(path, ".yaml") && !core::text::endsWith(path, ".yml")) return false;
   for (std::string_view key : {"distributed_type:", "mixed_precision:"})
     if (text.substr(0, key.size()) == key || text.find("\n" + std::string(key)) != std::string_view::npos) return true;
-  return false;
+  return core::looksLikeTrainerRecipe(text);
 }
 
 DocumentView DocumentStore::viewOf(const Doc& d) const {

@@ -68,13 +68,14 @@ bool isLogDocument(const std::string& uri, const std::string& path, const std::s
 bool isPythonDocument(const std::string& path, const std::string& languageId);
 // True for JSON documents (DeepSpeed configs are checked; other JSON gets no finding).
 bool isJsonDocument(const std::string& path, const std::string& languageId);
-// True for an Accelerate config: a YAML document (languageId yaml, *.yaml, *.yml) with a
-// top-level `distributed_type:` or `mixed_precision:`. Other YAML (rule files above all, whose
-// diagnostics are the rule loader's) is not checked.
-bool isAccelerateDocument(const std::string& path, const std::string& languageId, std::string_view text);
-// Documents checked before the run: Python scripts, JSON configs, Accelerate configs.
+// True for a YAML document (languageId yaml, *.yaml, *.yml) that is checked: an Accelerate
+// config (a top-level `distributed_type:` or `mixed_precision:`) or a training recipe
+// (core::looksLikeTrainerRecipe). Other YAML (rule files above all, whose diagnostics are the
+// rule loader's) is not checked.
+bool isCheckedYamlDocument(const std::string& path, const std::string& languageId, std::string_view text);
+// Documents checked before the run: Python scripts, JSON configs, Accelerate configs, recipes.
 inline bool isCheckedDocument(const std::string& path, const std::string& languageId, std::string_view text) {
-  return isPythonDocument(path, languageId) || isJsonDocument(path, languageId) || isAccelerateDocument(path, languageId, text);
+  return isPythonDocument(path, languageId) || isJsonDocument(path, languageId) || isCheckedYamlDocument(path, languageId, text);
 }
 
 class DocumentStore {

@@ -362,6 +362,8 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
                        "tests/check_corpus/positives/half_model_grad_scaler.py:9 grad-scaler-fp16-params",
                        "tests/check_corpus/positives/half_model_trainer_default_eps.py:18 adamw-eps-fp16-underflow",
                        "tests/check_corpus/positives/lightning_unused_head.py:32 ddp-unused-parameters",
+                       "tests/check_corpus/positives/recipe_fp16_load_default_eps.yaml:6 adamw-eps-fp16-underflow",
+                       "tests/check_corpus/positives/recipe_fp16_load_fp16_true.yaml:5 grad-scaler-fp16-params",
                    }))
       << positives.out;
 
@@ -403,6 +405,12 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   for (const auto& f : v100Json["findings"]) onV100.push_back(f["rule"].get<std::string>());
   EXPECT_EQ(onV100, (std::vector<std::string>{"bf16-unsupported-gpu", "dataloader-shm-exhausted", "cuda-driver-too-old"})) << v100.out;
   EXPECT_EQ(denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", mixed}, kSource).code, 0);
+  // A recipe asks for bf16 (alignment-handbook's zephyr SFT): fine on the A100 node, not on V100s.
+  const std::string zephyr = "tests/check_corpus/working/alignment-handbook/recipes/zephyr-7b-beta/sft/config_full.yaml";
+  Result recipeOnV100 = denpex({"check", "--probe", "tests/check_corpus/probes/v100-docker-driver-470.json", zephyr}, kSource);
+  EXPECT_EQ(recipeOnV100.code, 1) << recipeOnV100.err;
+  EXPECT_TRUE(contains(recipeOnV100.out, "config_full.yaml:4: error[bf16-unsupported-gpu]")) << recipeOnV100.out;
+  EXPECT_EQ(denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", zephyr}, kSource).code, 0);
   // An RTX 5090 under a torch wheel built with CUDA 11.8: no kernels for it, said at the import.
   Result blackwell = denpex({"check", "--probe", "tests/check_corpus/probes/rtx5090-torch-2.0.1-cu118.json", mixed}, kSource);
   EXPECT_EQ(blackwell.code, 1) << blackwell.err;

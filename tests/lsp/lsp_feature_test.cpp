@@ -457,6 +457,8 @@ TEST_F(Workspace, EveryPositiveOfTheCheckCorpusIsFlaggedInTheEditor) {
       {"half_model_grad_scaler.py", "grad-scaler-fp16-params"},
       {"half_model_trainer_default_eps.py", "adamw-eps-fp16-underflow"},
       {"lightning_unused_head.py", "ddp-unused-parameters"},
+      {"recipe_fp16_load_default_eps.yaml", "adamw-eps-fp16-underflow"},
+      {"recipe_fp16_load_fp16_true.yaml", "grad-scaler-fp16-params"},
   };
   InProcessClient c;
   c.initialize(uriOf(dir_));

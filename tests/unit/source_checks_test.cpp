@@ -494,6 +494,45 @@ TEST_F(SourceChecks, DeepSpeedKeysNoReleaseDefinesAreFlaggedWithWhereTheyBelong)
             "p.json: 'deepspeed.version' must be a string or null");
 }
 
+// Training recipes (TRL / alignment-handbook YAML): the script checks where the recipe alone
+// shows the failure, and nothing where adapters, quantization, DeepSpeed or FSDP take over or
+// the recipe leaves the dtype to the script's default.
+TEST_F(SourceChecks, TrainingRecipesGetTheScriptChecksWhereTheRecipeShowsTheFailure) {
+  auto rulesOf = [&](const std::string& recipe, const MachineProbe* probe = nullptr) {
+    std::vector<std::string> out;
+    for (const auto& f : checkTrainerRecipe(recipe, rules_, 0, "recipe.yaml", probe))
+      out.push_back(f.rule->id + "@" + std::to_string(f.evidence[0].line + 1));
+    return out;
+  };
+  const std::string head = "model_name_or_path: org/model  # the base\noutput_dir: out\n";
+  using V = std::vector<std::string>;
+  EXPECT_TRUE(looksLikeTrainerRecipe(head));
+  EXPECT_FALSE(looksLikeTrainerRecipe("model_name_or_path: org/model\n"));
+  EXPECT_FALSE(looksLikeTrainerRecipe("compute_environment: LOCAL_MACHINE\nmixed_precision: bf16\n"));
+  EXPECT_EQ(rulesOf(head + "torch_dtype: float32\nattn_implementation: \"flash_attention_2\"\n"), V{"flash-attention-dtype@4"});
+  EXPECT_EQ(rulesOf(head + "torch_dtype: float16\nfp16: true\n"), V{"grad-scaler-fp16-params@3"});
+  EXPECT_EQ(rulesOf(head + "torch_dtype: 'float16'\n"), V{"adamw-eps-fp16-underflow@3"});
+  EXPECT_EQ(rulesOf(head + "torch_dtype: float16\nadam_epsilon: 1.0e-9\n"), V{"adamw-eps-fp16-underflow@3"});
+  // Safe, or not shown by the recipe.
+  for (const char* quiet : {"torch_dtype: float32\nattn_implementation: flash_attention_2\nbf16: true\n",
+                            "attn_implementation: flash_attention_2\n",  // the script's default dtype
+                            "torch_dtype: bfloat16\nattn_implementation: flash_attention_2\n",
+                            "torch_dtype: float16\nadam_epsilon: 1.0e-5\n", "torch_dtype: float16\noptim: adafactor\n",
+                            "torch_dtype: float16\nfp16: true\nuse_peft: true\nlora_r: 16\n",
+                            "torch_dtype: float16\nlora_r: 16\n", "torch_dtype: float16\nload_in_4bit: true\n",
+                            "torch_dtype: float16\nfp16: true\ndeepspeed: ds_zero2.json\n",
+                            "torch_dtype: float16\nbf16: true\n", "  torch_dtype: float16\n"})
+    EXPECT_TRUE(rulesOf(head + quiet).empty()) << quiet;
+  EXPECT_TRUE(rulesOf("output_dir: out\ntorch_dtype: float16\n").empty());  // not a recipe
+  // bf16 against a probe: the first line that asks for it.
+  MachineProbe v100;
+  v100.origin = "node.json";
+  v100.gpus = {{"Tesla V100-SXM2-32GB", 7, 0}};
+  EXPECT_EQ(rulesOf(head + "torch_dtype: bfloat16\nbf16: true\n", &v100), V{"bf16-unsupported-gpu@3"});
+  EXPECT_EQ(rulesOf(head + "bf16: true\ntorch_dtype: bfloat16\n", &v100), V{"bf16-unsupported-gpu@3"});
+  EXPECT_TRUE(rulesOf(head + "bf16: false\n", &v100).empty());
+}
+
 // Check 6, the GPU architecture: a release wheel whose CUDA cannot build for the machine's GPUs.
 TEST_F(SourceChecks, AGpuTheInstalledTorchHasNoKernelsForIsFlaggedAtTheImport) {
   EXPECT_EQ(cudaCannotBuildFor("12.4", 12, 0), "compute capability 12.0 needs CUDA 12.8 or newer");
