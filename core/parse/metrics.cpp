@@ -199,7 +199,8 @@ MetricSample extractMetrics(std::string_view message) {
       if (used == 0) continue;
       switch (key.field) {
         case Field::kStep:
-          if (!sample.step && value >= 0) sample.step = static_cast<long long>(value);
+          // A step past what a long long holds (1e63 in a fuzzed line) is no step: casting it is undefined.
+          if (!sample.step && value >= 0 && value < 9.0e18) sample.step = static_cast<long long>(value);
           break;
         case Field::kLoss:
           if (!sample.loss) sample.loss = value;

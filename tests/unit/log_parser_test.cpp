@@ -78,6 +78,17 @@ TEST(LogParser, MetricsPipeFormat) {
   EXPECT_DOUBLE_EQ(*s.lr, 1e-3);
 }
 
+// A step no long long holds (the fuzzer's 1e63, or inf) is no step; the rest of the line counts.
+TEST(LogParser, MetricsStepBeyondAnIntegerIsIgnored) {
+  for (const char* line : {"step 1e63 | loss 0.5", "step inf | loss 0.5", "step 9.3e18 | loss 0.5"}) {
+    MetricSample s = extractMetrics(line);
+    EXPECT_FALSE(s.step) << line;
+    ASSERT_TRUE(s.loss) << line;
+    EXPECT_DOUBLE_EQ(*s.loss, 0.5);
+  }
+  EXPECT_EQ(extractMetrics("step 8.9e18 | loss 0.5").step, 8900000000000000000LL);
+}
+
 TEST(LogParser, MetricsHuggingFaceDict) {
   MetricSample s = extractMetrics("{'loss': nan, 'grad_norm': 0.41, 'learning_rate': 4.9e-05, 'epoch': 0.1}");
   ASSERT_TRUE(s.loss && s.gradNorm && s.lr);
