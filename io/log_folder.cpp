@@ -37,11 +37,18 @@ bool allDigits(const std::string& s) {
 
 }  // namespace
 
-std::vector<LogInput> logsInFolder(const fs::path& dir) {
+std::vector<LogInput> logsInFolder(const fs::path& dir, size_t maxLogs, bool* cut) {
+  constexpr size_t kMaxVisited = size_t{1} << 20;
   std::vector<LogInput> out;
   std::error_code ec;
+  size_t visited = 0;
+  if (cut) *cut = false;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (++visited > kMaxVisited || out.size() >= maxLogs) {
+      if (cut) *cut = true;
+      break;
+    }
     if (!it->is_regular_file(ec)) continue;
     fs::path p = it->path();
     std::string ext = p.extension().string();
@@ -106,7 +113,11 @@ std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser
     if (firstProblem.empty()) firstProblem = why;
     if (warnings) warnings->push_back("skipped " + why);
   };
-  const auto inputs = logsInFolder(dir);
+  bool cut = false;
+  const auto inputs = logsInFolder(dir, kMaxFolderLogs, &cut);
+  if (cut && warnings)
+    warnings->push_back("read the first " + std::to_string(inputs.size()) + " logs found in " + dir.string() +
+                        ": the folder holds more than denpex reads (" + std::to_string(kMaxFolderLogs) + " logs, a million entries)");
   size_t seen = 0;
   for (const auto& input : inputs) {
     if (feed.cancel && feed.cancel->load(std::memory_order_relaxed)) break;

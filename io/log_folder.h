@@ -27,8 +27,12 @@ struct LogInput {
 // (<run>/attempt_N/<rank>/stdout.log, stderr.log, error.json), DeepSpeed's or a launcher's one
 // file per rank ("rank3.log", "worker-3.log", "node_3.out") or per host. Folder by folder, and
 // in a folder in the order a process writes them (stdout, other files by name, error.json). The
-// rank comes from the nearest all-digit folder, else from the file name.
-std::vector<LogInput> logsInFolder(const std::filesystem::path& dir);
+// rank comes from the nearest all-digit folder, else from the file name. At most `maxLogs` logs
+// are kept and a million folder entries looked at (a folder of a 4,096-GPU job holds some
+// 12,000 logs): past either, `cut` is set and the walk stops, so a folder of millions of files
+// costs no more memory than that.
+constexpr size_t kMaxFolderLogs = 65536;
+std::vector<LogInput> logsInFolder(const std::filesystem::path& dir, size_t maxLogs = kMaxFolderLogs, bool* cut = nullptr);
 
 // The text to diagnose for an input: the file, or for error.json its recorded traceback.
 std::optional<std::string> readLogInput(const LogInput& input, std::string& error);

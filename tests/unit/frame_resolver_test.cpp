@@ -1,6 +1,8 @@
 // The one frame resolver: absolute paths, paths relative to a root, and trailing components of
 // a path recorded elsewhere; a tie that the whole path below a root does not settle is ambiguous.
+// Also the other walk of the user's folders: a folder of per-rank logs, within its bounds.
 #include "io/frame_resolver.h"
+#include "io/log_folder.h"
 
 #include <gtest/gtest.h>
 
@@ -82,6 +84,23 @@ TEST_F(FrameResolverTest, OpenDocumentsCountEvenWhenUnsaved) {
   io::FrameResolver r({dir_}, {unsaved});
   EXPECT_EQ(r.resolve(unsaved.string()), unsaved);
   EXPECT_EQ(r.resolve("/elsewhere/src/new_train.py"), unsaved);
+}
+
+// A folder of per-rank logs is walked within bounds: past the most logs it reads, the walk stops
+// and says so, and the caller is warned.
+class LogFolderTest : public ScratchDir {
+ protected:
+  LogFolderTest() : ScratchDir(false) {}
+};
+
+TEST_F(LogFolderTest, AFolderOfMoreLogsThanItReadsIsCutAndSaysSo) {
+  for (int r = 0; r < 6; ++r) writeAll(dir_ / "attempt_0" / std::to_string(r) / "stderr.log", "rank " + std::to_string(r) + "\n");
+  bool cut = true;
+  EXPECT_EQ(io::logsInFolder(dir_, io::kMaxFolderLogs, &cut).size(), 6u);
+  EXPECT_FALSE(cut);
+  auto few = io::logsInFolder(dir_, 4, &cut);
+  EXPECT_EQ(few.size(), 4u);
+  EXPECT_TRUE(cut);
 }
 
 }  // namespace
