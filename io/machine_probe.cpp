@@ -48,12 +48,11 @@ bool inContainer() {
   return false;
 }
 
-// nvidia-smi's list of the GPUs, from the cache where this boot and this loaded driver answered
-// before; `fromCache` says which.
-std::string gpuList(bool fresh, bool& fromCache) {
+// nvidia-smi's list of the GPUs, from the cache where this boot and this loaded driver (`driver`,
+// the text of /proc/driver/nvidia/version) answered before; `fromCache` says which.
+std::string gpuList(bool fresh, const std::optional<std::string>& driver, bool& fromCache) {
   fromCache = false;
   auto boot = smallFile("/proc/sys/kernel/random/boot_id");
-  auto driver = smallFile("/proc/driver/nvidia/version");
   std::string key;
   if (boot && !core::text::trim(*boot).empty()) {
     key = "denpex-gpu-list-1\n";
@@ -80,14 +79,15 @@ std::string gpuList(bool fresh, bool& fromCache) {
 core::MachineProbe probeThisMachine(bool fresh) {
   core::MachineProbe probe;
   probe.origin = "this machine";
+  const auto driverText = smallFile("/proc/driver/nvidia/version");
   bool fromCache = false;
-  std::string smi = gpuList(fresh, fromCache);
+  std::string smi = gpuList(fresh, driverText, fromCache);
   core::readNvidiaSmi(smi, probe);
   if (fromCache)
     probe.notes.push_back("the GPUs are nvidia-smi's answer earlier in this boot, kept in the cache ('denpex probe' asks again)");
   if (probe.gpus.empty()) probe.notes.push_back("nvidia-smi listed no GPU (not installed, no driver, or no GPU)");
-  if (auto version = smallFile("/proc/driver/nvidia/version")) {
-    if (auto driver = core::driverFromProcVersion(*version)) probe.driver = driver;
+  if (driverText) {
+    if (auto driver = core::driverFromProcVersion(*driverText)) probe.driver = driver;
   }
   struct statvfs shm{};
   if (::statvfs("/dev/shm", &shm) == 0) probe.shmBytes = static_cast<uint64_t>(shm.f_blocks) * shm.f_frsize;
