@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,14 @@ struct PrefilterLiteral {
   std::string_view text;
   bool caseless = false;
 };
+
+// What Vectorscan scans for in place of `pattern`: a superset of its matches that ends where each
+// of them ends. Each top-level alternative loses the items before its longest run of plain
+// literal characters (at least three): ": \d+ Killed\s" becomes " Killed\s". Vectorscan then
+// starts from the rare word rather than from a common prefix (": " and a digit are on most log
+// lines), which was most of the scan's cost. A pattern it cannot read safely (mid-pattern flags,
+// \Q...\E, escapes it does not know) is returned whole.
+std::string prefilterExpression(std::string_view pattern);
 
 class Prefilter {
  public:

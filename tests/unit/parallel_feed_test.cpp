@@ -106,6 +106,66 @@ TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
   EXPECT_EQ(prefilter_->residualLiterals(), 0u);
 }
 
+// What Vectorscan scans for: each top-level alternative from its longest literal run on.
+TEST(PrefilterExpression, DropsWhatComesBeforeTheLongestLiteralRun) {
+  EXPECT_EQ(core::prefilterExpression(R"(: \d+ Killed\s)"), R"( Killed\s)");
+  EXPECT_EQ(core::prefilterExpression(R"((^|[\]\s])Killed\s*$|: \d+ Killed\s|exitcode\s*:\s*-9\b)"),
+            R"(Killed\s*$| Killed\s|exitcode\s*:\s*-9\b)");
+  // Flags at the start stay in front of every alternative.
+  EXPECT_EQ(core::prefilterExpression(R"((?i)(?:^|[\s,])['"]?loss(?:es)?\s*[:=]\s*(?P<v>\d{8,}))"),
+            R"((?i)loss(?:es)?\s*[:=]\s*(?P<v>\d{8,}))");
+  // A run that is already first, or shorter than three characters, leaves the alternative whole.
+  EXPECT_EQ(core::prefilterExpression("Traceback \\(most"), "Traceback \\(most");
+  EXPECT_EQ(core::prefilterExpression(R"(\d+ab)"), R"(\d+ab)");
+  // A quantified character ends a run: "ab?c" needs "a" and "c" only.
+  EXPECT_EQ(core::prefilterExpression(R"(\d+ ab?cdef)"), R"(cdef)");
+  EXPECT_EQ(core::prefilterExpression(R"(x{2}yz\.pyq)"), R"(yz\.pyq)");
+  // Escaped punctuation is literal; a '{' that is no repetition is a literal too.
+  EXPECT_EQ(core::prefilterExpression(R"([0-9]+\(SIGKILL\))"), R"(\(SIGKILL\))");
+  EXPECT_EQ(core::prefilterExpression(R"(\s{abcd)"), R"({abcd)");
+  // Groups and classes are single items, with '|' and ')' inside them.
+  EXPECT_EQ(core::prefilterExpression(R"((a|b)[|)]word)"), R"(word)");
+}
+
+TEST(PrefilterExpression, LeavesWhatItCannotReadWhole) {
+  for (std::string_view p : {R"(ab(?i)cdef)", R"(\Qa.b\E literal)", R"(x(abc)", R"(abc))", R"([abc)", R"(\1abcd)",
+                             R"(*abcd)", R"(ab|*cd)"})
+    EXPECT_EQ(core::prefilterExpression(p), std::string(p)) << p;
+}
+
+// Each shipped pattern's shortened form matches wherever the pattern does, on every line of
+// every committed log: a superset, so the prefilter never drops a line RE2 would match.
+TEST_F(ParallelFeedTest, ShortenedPatternsMatchWhereverThePatternsDo) {
+  const core::Matcher& m = *rules_->matcher;
+  RE2::Set originals(core::Matcher::patternOptions(), RE2::UNANCHORED);
+  std::vector<std::unique_ptr<RE2>> shortened;
+  size_t changed = 0;
+  for (size_t i = 0; i < m.patternCount(); ++i) {
+    ASSERT_EQ(originals.Add(m.patternText(i), nullptr), static_cast<int>(i));
+    std::string s = core::prefilterExpression(m.patternText(i));
+    changed += s != m.patternText(i);
+    shortened.push_back(std::make_unique<RE2>(s, core::Matcher::patternOptions()));
+    ASSERT_TRUE(shortened.back()->ok()) << s;
+  }
+  ASSERT_TRUE(originals.Compile());
+  EXPECT_GT(changed, 20u);
+  size_t checked = 0;
+  std::vector<int> hits;
+  for (const auto& path : allLogs()) {
+    std::istringstream in(readFile(path));
+    for (std::string line; std::getline(in, line);) {
+      hits.clear();
+      if (!originals.Match(line, &hits)) continue;
+      for (int i : hits) {
+        ++checked;
+        EXPECT_TRUE(RE2::PartialMatch(line, *shortened[static_cast<size_t>(i)]))
+            << path << ": " << m.patternText(static_cast<size_t>(i)) << " on " << line;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
 TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
   auto logs = allLogs();
   ASSERT_GT(logs.size(), 400u);
