@@ -55,7 +55,7 @@ std::string gpuList(bool fresh, const std::optional<std::string>& driver, bool& 
   auto boot = smallFile("/proc/sys/kernel/random/boot_id");
   std::string key;
   if (boot && !core::text::trim(*boot).empty()) {
-    key = "denpex-gpu-list-1\n";
+    key = "denpex-gpu-list-2\n";
     key += core::text::trim(*boot);
     key += "\n";
     const std::string driverText = driver ? *driver : std::string("no driver");
@@ -69,7 +69,11 @@ std::string gpuList(bool fresh, const std::optional<std::string>& driver, bool& 
       return cached->substr(key.size());
     }
   }
-  std::string smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null");
+  std::string smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>&1");
+  // Older drivers (470 among them) answer 'Field "compute_cap" is not a valid field to query.':
+  // then the names, whose compute capability readNvidiaSmi looks up.
+  if (smi.find("\"compute_cap\"") != std::string::npos)
+    smi = outputOf("timeout 10 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null");
   if (!key.empty()) writeCacheFile(kFile, key + smi);
   return smi;
 }

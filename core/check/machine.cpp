@@ -3,6 +3,11 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <memory>
+#include <tuple>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "core/base/text.h"
@@ -80,8 +85,48 @@ Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& o
   return p;
 }
 
+std::optional<std::pair<int, int>> computeCapabilityOfName(std::string_view name) {
+  struct Family {
+    const char* pattern;
+    int major, minor;
+  };
+  // Newest first. Names of later generations (Ada, Hopper, Blackwell) are not here: the drivers
+  // that run them report compute_cap themselves, and a name this table mistook would turn into a
+  // wrong finding.
+  static const Family kFamilies[] = {
+      {R"(\bA100\b|\bA800\b|\bA30\b)", 8, 0},
+      {R"(\bA10G?\b|\bA40\b|\bA16\b|\bA2\b|\bRTX A\d{4}\b|\bRTX 30[5-9]0\b)", 8, 6},
+      {R"(\bT4\b|\bRTX 20[6-8]0\b|\bTITAN RTX\b|\bQuadro RTX [3-8]000\b|\bGTX 16[56]0\b)", 7, 5},
+      {R"(\bV100S?\b|\bTITAN V\b|\bQuadro GV100\b)", 7, 0},
+      {R"(\bP100\b|\bQuadro GP100\b)", 6, 0},
+      {R"(\bP40\b|\bP4\b|\bP6\b|\bGTX 10[5-8]0\b|\bTITAN Xp\b|\bTITAN X \(Pascal\)|\bQuadro P[1-6]000\b)", 6, 1},
+      {R"(\bM40\b|\bM60\b|\bM6\b|\bGTX 9[5-8]0\b|\bGTX TITAN X\b|\bQuadro M[2-6]000\b)", 5, 2},
+      {R"(\bM10\b|\bGTX 750\b)", 5, 0},
+      {R"(\bK80\b)", 3, 7},
+      {R"(\bK40[cm]?\b|\bK20[cmX]?\b|\bGTX 780\b|\bGTX TITAN\b)", 3, 5},
+  };
+  static const std::vector<std::unique_ptr<RE2>> kCompiled = [] {
+    std::vector<std::unique_ptr<RE2>> out;
+    RE2::Options o;
+    o.set_case_sensitive(false);
+    for (const auto& f : kFamilies) out.push_back(std::make_unique<RE2>(f.pattern, o));
+    return out;
+  }();
+  // A later generation's name that an older one's pattern would also match ("RTX 6000 Ada").
+  static const RE2 later(R"((?i)\bAda\b|\bHopper\b|\bBlackwell\b|\b[BGH][12]\d\d\b|\bL40S?\b|\bL4\b)");
+  if (RE2::PartialMatch(name, later)) return std::nullopt;
+  for (size_t i = 0; i < kCompiled.size(); ++i)
+    if (RE2::PartialMatch(name, *kCompiled[i])) return std::make_pair(kFamilies[i].major, kFamilies[i].minor);
+  return std::nullopt;
+}
+
 void readNvidiaSmi(std::string_view csv, MachineProbe& probe) {
   static const RE2 line(R"(\s*([^,]+?)\s*,\s*(\d{1,2})\.(\d{1,2})\s*,\s*([0-9.]+)\s*)");
+  static const RE2 nameOnly(R"(\s*([^,]+?)\s*,\s*([0-9]+\.[0-9.]+)\s*)");
+  // Eight GPUs of one kind say it once.
+  auto note = [&](std::string text) {
+    if (std::find(probe.notes.begin(), probe.notes.end(), text) == probe.notes.end()) probe.notes.push_back(std::move(text));
+  };
   size_t at = 0;
   while (at < csv.size()) {
     size_t end = csv.find('\n', at);
@@ -90,7 +135,18 @@ void readNvidiaSmi(std::string_view csv, MachineProbe& probe) {
     at = end + 1;
     MachineProbe::Gpu gpu;
     std::string driver;
-    if (!RE2::FullMatch(l, line, &gpu.name, &gpu.major, &gpu.minor, &driver)) continue;
+    if (!RE2::FullMatch(l, line, &gpu.name, &gpu.major, &gpu.minor, &driver)) {
+      if (!RE2::FullMatch(l, nameOnly, &gpu.name, &driver)) continue;
+      auto capability = computeCapabilityOfName(gpu.name);
+      if (!capability) {
+        note(gpu.name + ": compute capability unknown (this driver's nvidia-smi cannot report it, and the name is not in denpex's table), not checked");
+        if (!probe.driver) probe.driver = driver;
+        continue;
+      }
+      std::tie(gpu.major, gpu.minor) = *capability;
+      note(gpu.name + ": compute capability " + std::to_string(gpu.major) + "." + std::to_string(gpu.minor) +
+                            " from the GPU's name (this driver's nvidia-smi cannot report it)");
+    }
     probe.gpus.push_back(std::move(gpu));
     if (!probe.driver) probe.driver = driver;
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/base/expected.h"
@@ -37,8 +38,15 @@ std::string probeToJson(const MachineProbe& probe);
 Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& origin);
 
 // nvidia-smi's answer to --query-gpu=name,compute_cap,driver_version --format=csv,noheader:
-// one GPU per line. Lines it cannot read are left out.
+// one GPU per line. Lines it cannot read are left out. Older drivers (470 among them) have no
+// compute_cap field and are asked for name,driver_version instead: a line of those two gets its
+// compute capability from the GPU's name (computeCapabilityOfName), with a note that says so, or,
+// for a name not in the table, is left out with a note.
 void readNvidiaSmi(std::string_view csv, MachineProbe& probe);
+// The compute capability of a GPU that the drivers without compute_cap run (Kepler to Ampere), by
+// the name nvidia-smi prints ("Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-40GB", "GeForce RTX
+// 2080 Ti"), from NVIDIA's table of CUDA GPUs; none for a name it does not know.
+std::optional<std::pair<int, int>> computeCapabilityOfName(std::string_view name);
 // The driver version in /proc/driver/nvidia/version ("... Kernel Module  535.104.05  ...").
 std::optional<std::string> driverFromProcVersion(std::string_view text);
 // torch/version.py's `__version__` and `cuda` (None for a CPU build), read as text.

@@ -291,12 +291,45 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
 
 // Precision over recall, on real scripts: the working training scripts and configs of public
 // projects (tests/check_corpus/working, with their sources) get no finding; complete scripts
+// A driver without nvidia-smi's compute_cap field (470) answers the query as the real one does
+// (candle 733: 'Field "compute_cap" is not a valid field to query.', exit status 2); the probe asks
+// for the names and takes the capability from them, and the bf16 check still runs.
+TEST_F(ScratchProject, AnOldDriverWithoutComputeCapIsAskedForTheGpuNames) {
+  fs::create_directories(dir_ / "bin");
+  writeAll(dir_ / "bin/nvidia-smi",
+           "#!/bin/sh\ncase \"$*\" in\n  *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;\n"
+           "esac\nprintf 'Tesla V100-SXM2-32GB, 470.182.03\\nTesla V100-SXM2-32GB, 470.182.03\\n'\n");
+  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeAll(dir_ / "amp.py", "import torch\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n");
+  auto env = boost::this_process::environment();
+  env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
+  env["DENPEX_CACHE_DIR"] = "off";
+  auto run = [&](const std::vector<std::string>& args) {
+    boost::asio::io_context io;
+    std::future<std::string> out, err;
+    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
+                    bp::start_dir(dir_.string()), io);
+    io.run();
+    child.wait();
+    return Result{child.exit_code(), out.get(), err.get()};
+  };
+  Result probe = run({"probe"});
+  EXPECT_EQ(probe.code, 0) << probe.err;
+  auto j = nlohmann::json::parse(probe.out);
+  ASSERT_EQ(j["gpus"].size(), 2u) << probe.out;
+  EXPECT_EQ(j["gpus"][0]["compute_capability"], "7.0") << probe.out;
+  EXPECT_TRUE(contains(probe.out, "compute capability 7.0 from the GPU's name")) << probe.out;
+  Result r = run({"check", "--probe", "local", "amp.py"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "bf16-unsupported-gpu")) << r.out;
+}
+
 // `check --probe local` asks nvidia-smi once per boot and driver (its answer kept in the cache
 // folder); `denpex probe` always asks anew. nvidia-smi here is a script that says it was asked.
 TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {
   fs::create_directories(dir_ / "bin");
   writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho asked >> '" + (dir_ / "asked").string() +
-                                        "'\necho 'Tesla V100-SXM2-32GB, 7.0, 470.182.03'\n");
+                                        "'\necho 'Tesla V100-SXM2-32GB, 7.0, 535.104.05'\n");
   fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
   writeAll(dir_ / "amp.py", "import torch\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n");
   auto env = boost::this_process::environment();

@@ -337,14 +337,45 @@ TEST_F(SourceChecks, AnAccelerateConfigIsCheckedAgainstItsDeepSpeedFileAndTheMac
   EXPECT_EQ(onT4[0].evidence[0].line, 5u);
 }
 
+// Drivers without nvidia-smi's compute_cap field (470.82.01 and 470.182.03 in the threads of
+// TensorRT-LLM 735 and candle 733) are asked for name,driver_version: the name gives the capability.
+TEST(MachineProbe, AnOldDriverGivesTheCapabilityByTheGpuName) {
+  MachineProbe p;
+  readNvidiaSmi("Tesla V100-SXM2-32GB, 470.182.03\nTesla V100-SXM2-32GB, 470.182.03\nNVIDIA Mystery GPU, 470.182.03\n"
+                "Field \"compute_cap\" is not a valid field to query.\n",
+                p);
+  ASSERT_EQ(p.gpus.size(), 2u);
+  EXPECT_EQ(p.gpus[0].major, 7);
+  EXPECT_EQ(p.gpus[0].minor, 0);
+  EXPECT_EQ(p.driver, "470.182.03");
+  ASSERT_EQ(p.notes.size(), 2u);  // once per kind of GPU
+  EXPECT_EQ(p.notes[0], "Tesla V100-SXM2-32GB: compute capability 7.0 from the GPU's name (this driver's nvidia-smi cannot report it)");
+  EXPECT_NE(p.notes[1].find("NVIDIA Mystery GPU: compute capability unknown"), std::string::npos) << p.notes[1];
+  using CC = std::pair<int, int>;
+  const std::pair<const char*, CC> known[] = {
+      {"A100-SXM4-40GB", {8, 0}},          {"NVIDIA A100-PCIE-40GB", {8, 0}}, {"NVIDIA A10G", {8, 6}},
+      {"NVIDIA GeForce RTX 3090", {8, 6}}, {"NVIDIA RTX A6000", {8, 6}},      {"Tesla T4", {7, 5}},
+      {"GeForce RTX 2080 Ti", {7, 5}},     {"Quadro RTX 8000", {7, 5}},       {"TITAN RTX", {7, 5}},
+      {"Tesla V100S-PCIE-32GB", {7, 0}},   {"TITAN V", {7, 0}},               {"Tesla P100-PCIE-16GB", {6, 0}},
+      {"Tesla P40", {6, 1}},               {"GeForce GTX 1080 Ti", {6, 1}},   {"Tesla M60", {5, 2}},
+      {"Tesla K80", {3, 7}},               {"Tesla K40m", {3, 5}},
+  };
+  for (const auto& [name, cc] : known) EXPECT_EQ(computeCapabilityOfName(name), std::optional<CC>(cc)) << name;
+  // Later generations, and names the table does not hold, are unknown rather than guessed.
+  for (const char* name : {"NVIDIA RTX 6000 Ada Generation", "NVIDIA H100 80GB HBM3", "NVIDIA L4", "NVIDIA GeForce RTX 4090",
+                           "NVIDIA A2000", "NVIDIA B200", "Quadro K620"})
+    EXPECT_FALSE(computeCapabilityOfName(name)) << name;
+}
+
 // The readers of what the probes print, on the formats the tools print.
 TEST(MachineProbe, ReadsWhatTheProbesPrint) {
   MachineProbe p;
-  readNvidiaSmi("Tesla V100-SXM2-32GB, 7.0, 470.182.03\nNVIDIA A100-SXM4-80GB, 8.0, 470.182.03\nnot a gpu line\n", p);
+  readNvidiaSmi("Tesla V100-SXM2-32GB, 7.0, 535.104.05\nNVIDIA A100-SXM4-80GB, 8.0, 535.104.05\nnot a gpu line\n", p);
   ASSERT_EQ(p.gpus.size(), 2u);
   EXPECT_EQ(p.gpus[0].name, "Tesla V100-SXM2-32GB");
   EXPECT_EQ(p.gpus[1].major, 8);
-  EXPECT_EQ(p.driver, "470.182.03");
+  EXPECT_EQ(p.driver, "535.104.05");
+  EXPECT_TRUE(p.notes.empty());
   EXPECT_EQ(driverFromProcVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"
                                   "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
             "535.104.05");
