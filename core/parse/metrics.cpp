@@ -147,23 +147,49 @@ constexpr std::array<bool, 256> kKeyStart = [] {
   return t;
 }();
 
-// The first position from `at` whose byte can start a key (s.size() when none): sixteen bytes
-// at a time where SSE2 is there (every x86-64), most lines holding few such bytes at word starts.
+// Whether a key may start at s[at]: its byte can begin one, and the byte before it (if any) does
+// not continue a word, a path or a hyphenated name ("val_loss", "train/loss", "pre-step").
+bool keyMayStartAt(std::string_view s, size_t at) {
+  if (!kKeyStart[static_cast<unsigned char>(s[at])]) return false;
+  return at == 0 || !(isIdent(s[at - 1]) || s[at - 1] == '/' || s[at - 1] == '-');
+}
+
+// The first position from `at` where a key may start (keyMayStartAt; s.size() when none):
+// sixteen bytes at a time where SSE2 is there (every x86-64), testing each byte and the one
+// before it together, so that letters inside words cost nothing.
 size_t nextKeyStart(std::string_view s, size_t at) {
+  if (at == 0 && !s.empty()) {
+    if (keyMayStartAt(s, 0)) return 0;
+    at = 1;
+  }
 #if defined(__SSE2__)
+  // In [lo, lo + n) as unsigned bytes: shifted to signed order, one compare.
+  auto inRange = [](__m128i v, char lo, char n) {
+    return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - static_cast<unsigned char>(lo)))),
+                          _mm_set1_epi8(static_cast<char>(-128 + n)));
+  };
   const __m128i caseBit = _mm_set1_epi8(0x20);
   while (at + 16 <= s.size()) {
-    // OR 0x20 folds exactly 'L' onto 'l' (and so on) for these five letters.
-    __m128i c = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at)), caseBit);
+    // OR 0x20 folds exactly 'L' onto 'l' (and so on) for these five letters, and the upper case
+    // letters onto the lower case ones.
+    __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
+    __m128i c = _mm_or_si128(cur, caseBit);
     __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8('l')), _mm_cmpeq_epi8(c, _mm_set1_epi8('t'))),
                              _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8('g')), _mm_cmpeq_epi8(c, _mm_set1_epi8('s'))));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(c, _mm_set1_epi8('i')));
-    int mask = _mm_movemask_epi8(m);
-    if (mask) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    if (_mm_movemask_epi8(m)) {
+      __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at - 1));  // at >= 1 here
+      __m128i word = _mm_or_si128(inRange(_mm_or_si128(prev, caseBit), 'a', 26), inRange(prev, '0', 10));
+      word = _mm_or_si128(word, _mm_or_si128(_mm_cmpeq_epi8(prev, _mm_set1_epi8('_')),
+                                             _mm_or_si128(_mm_cmpeq_epi8(prev, _mm_set1_epi8('/')),
+                                                          _mm_cmpeq_epi8(prev, _mm_set1_epi8('-')))));
+      int mask = _mm_movemask_epi8(_mm_andnot_si128(word, m));
+      if (mask) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    }
     at += 16;
   }
 #endif
-  while (at < s.size() && !kKeyStart[static_cast<unsigned char>(s[at])]) ++at;
+  while (at < s.size() && !keyMayStartAt(s, at)) ++at;
   return at;
 }
 
@@ -176,7 +202,6 @@ MetricSample extractMetrics(std::string_view message) {
   // One pass: at each word start that can begin a key, try the keys (longest first), read the
   // value after the first one that fits, and record it unless that field was already set.
   for (size_t at = nextKeyStart(s, 0); at < s.size(); at = nextKeyStart(s, at + 1)) {
-    if (at > 0 && (isIdent(s[at - 1]) || s[at - 1] == '/' || s[at - 1] == '-')) continue;
     char first = lowerAscii(s[at]);
     for (uint8_t k : kKeysByFirst[static_cast<unsigned char>(first)]) {
       if (k == kNoKey) break;
