@@ -78,6 +78,24 @@ std::string gpuList(bool fresh, const std::optional<std::string>& driver, bool& 
   return smi;
 }
 
+// Whether the torch whose __init__.py is `origin` was installed by conda: its environment
+// (PREFIX/lib/pythonX.Y/site-packages/torch/__init__.py) records a `pytorch` package in
+// PREFIX/conda-meta as pytorch-VERSION-BUILD.json. A torch that pip put in a conda environment
+// has no such record. At most 100,000 entries of the folder are looked at.
+bool installedByConda(const fs::path& origin) {
+  fs::path prefix = origin.parent_path().parent_path().parent_path().parent_path().parent_path();
+  if (origin.parent_path().parent_path().filename() != "site-packages" || prefix.empty()) return false;
+  std::error_code ec;
+  fs::directory_iterator it(prefix / "conda-meta", ec), end;
+  for (size_t seen = 0; !ec && it != end && seen < 100000; it.increment(ec), ++seen) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 13 && name.compare(0, 8, "pytorch-") == 0 && core::text::isDigit(name[8]) &&
+        name.compare(name.size() - 5, 5, ".json") == 0)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 core::MachineProbe probeThisMachine(bool fresh) {
@@ -115,6 +133,7 @@ core::MachineProbe probeThisMachine(bool fresh) {
                                                            : core::text::trim(std::string_view(printed).substr(newline + 1)));
   if (!torch.empty()) {
     if (auto version = smallFile(fs::path(torch).parent_path() / "version.py")) core::readTorchVersionFile(*version, probe);
+    probe.torchFromConda = installedByConda(fs::path(torch));
   } else {
     probe.notes.push_back("no torch found by " + python);
   }

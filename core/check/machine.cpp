@@ -30,7 +30,8 @@ std::string probeToJson(const MachineProbe& probe) {
   j["shm_bytes"] = probe.shmBytes ? json(*probe.shmBytes) : json(nullptr);
   j["container"] = probe.container;
   j["torch"] = {{"version", probe.torchVersion ? json(*probe.torchVersion) : json(nullptr)},
-                {"cuda", probe.torchCuda ? json(*probe.torchCuda) : json(nullptr)}};
+                {"cuda", probe.torchCuda ? json(*probe.torchCuda) : json(nullptr)},
+                {"conda", probe.torchFromConda}};
   j["deepspeed"] = {{"version", probe.deepspeedVersion ? json(*probe.deepspeedVersion) : json(nullptr)}};
   j["notes"] = probe.notes;
   return j.dump(2) + "\n";
@@ -76,6 +77,10 @@ Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& o
   if (!cuda) return Error{cuda.error()};
   p.torchVersion = *version;
   p.torchCuda = *cuda;
+  // Absent from the probe files of earlier releases: not from conda.
+  const json& conda = torch.contains("conda") ? torch["conda"] : json(false);
+  if (!conda.is_boolean()) return Error{origin + ": 'torch.conda' must be true or false"};
+  p.torchFromConda = conda.get<bool>();
   // Absent from the probe files of earlier releases: DeepSpeed unknown.
   const json deepspeed = j.value("deepspeed", json::object());
   if (!deepspeed.is_object()) return Error{origin + ": 'deepspeed' must be an object"};

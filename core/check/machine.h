@@ -27,6 +27,9 @@ struct MachineProbe {
   bool container = false;                   // Docker, Podman, Kubernetes
   std::optional<std::string> torchVersion;  // "2.1.0+cu121"
   std::optional<std::string> torchCuda;     // "12.1"; none for a CPU build
+  // torch was installed by conda (a pytorch-*.json in its environment's conda-meta): conda-forge
+  // builds carry PTX for their newest architecture, which a newer GPU compiles at run time.
+  bool torchFromConda = false;
   std::optional<std::string> deepspeedVersion;  // "0.14.4"; none where DeepSpeed is not installed
   std::string origin;                       // "this machine", or the probe file's path
   std::vector<std::string> notes;           // probes that found nothing, and why

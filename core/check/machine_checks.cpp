@@ -111,7 +111,8 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   // GPUs the installed torch has no kernels for. Every GPU of the machine, as for bfloat16: with
   // one that works among them the job may well get that one.
   auto archRule = ruleById(rules, "no-kernel-image");
-  if (archRule && probe.torchCuda && probe.torchVersion && isReleaseWheel(*probe.torchVersion) && !probe.gpus.empty()) {
+  if (archRule && probe.torchCuda && probe.torchVersion && isReleaseWheel(*probe.torchVersion) && !probe.torchFromConda &&
+      !probe.gpus.empty()) {
     std::optional<std::string> why;
     for (const auto& g : probe.gpus) {
       auto reason = cudaCannotBuildFor(*probe.torchCuda, g.major, g.minor);

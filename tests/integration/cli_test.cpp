@@ -324,6 +324,50 @@ TEST_F(ScratchProject, AnOldDriverWithoutComputeCapIsAskedForTheGpuNames) {
   EXPECT_TRUE(contains(r.out, "bf16-unsupported-gpu")) << r.out;
 }
 
+// A torch that conda installed may carry PTX (conda-forge builds their newest architecture with
+// it), which a newer GPU compiles at run time: the probe finds the conda record of the
+// environment torch is imported from and the architecture check stays quiet; the same torch
+// without that record (a pip wheel) is flagged. python3 and nvidia-smi here are scripts.
+TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
+  const fs::path env = dir_ / "env";
+  const fs::path torch = env / "lib/python3.11/site-packages/torch";
+  fs::create_directories(torch);
+  fs::create_directories(env / "conda-meta");
+  fs::create_directories(dir_ / "bin");
+  writeAll(torch / "__init__.py", "");
+  writeAll(torch / "version.py", "__version__ = '2.5.1'\ndebug = False\ncuda = '12.4'\n");
+  writeAll(env / "conda-meta/pytorch-2.5.1-cuda124_py311h0123456_300.json", "{}\n");
+  writeAll(env / "conda-meta/pytorch-cuda-12.4-hc786d27_7.json", "{}\n");
+  writeAll(dir_ / "bin/python3", "#!/bin/sh\nprintf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
+  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA GeForce RTX 5090, 12.0, 570.133.07'\n");
+  fs::permissions(dir_ / "bin/python3", fs::perms::owner_all);
+  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
+  auto env_ = boost::this_process::environment();
+  env_["PATH"] = (dir_ / "bin").string() + ":" + env_["PATH"].to_string();
+  env_["DENPEX_CACHE_DIR"] = "off";
+  env_.erase("VIRTUAL_ENV");
+  auto run = [&](const std::vector<std::string>& args) {
+    boost::asio::io_context io;
+    std::future<std::string> out, err;
+    bp::child child(DENPEX_BINARY, bp::args(args), env_, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
+                    bp::start_dir(dir_.string()), io);
+    io.run();
+    child.wait();
+    return Result{child.exit_code(), out.get(), err.get()};
+  };
+  Result probe = run({"probe"});
+  EXPECT_EQ(probe.code, 0) << probe.err;
+  EXPECT_TRUE(contains(probe.out, "\"conda\": true")) << probe.out;
+  EXPECT_TRUE(contains(probe.out, "\"version\": \"2.5.1\"")) << probe.out;
+  Result quiet = run({"check", "--probe", "local", "train.py"});
+  EXPECT_EQ(quiet.code, 0) << quiet.out << quiet.err;
+  fs::remove(env / "conda-meta/pytorch-2.5.1-cuda124_py311h0123456_300.json");
+  Result flagged = run({"check", "--probe", "local", "train.py"});
+  EXPECT_EQ(flagged.code, 1) << flagged.out << flagged.err;
+  EXPECT_TRUE(contains(flagged.out, "no-kernel-image")) << flagged.out;
+}
+
 // `check --probe local` asks nvidia-smi once per boot and driver (its answer kept in the cache
 // folder); `denpex probe` always asks anew. nvidia-smi here is a script that says it was asked.
 TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {

@@ -402,6 +402,12 @@ TEST(MachineProbe, ReadsWhatTheProbesPrint) {
   EXPECT_EQ(back->gpus.size(), 2u);
   EXPECT_EQ(back->shmBytes, 64u << 20);
   EXPECT_EQ(back->torchCuda, "12.1");
+  EXPECT_FALSE(back->torchFromConda);
+  p.torchFromConda = true;
+  EXPECT_TRUE(probeFromJson(probeToJson(p), "probe.json")->torchFromConda);
+  EXPECT_FALSE(probeFromJson(R"({"denpex_probe": 1, "torch": {"version": "2.5.1", "cuda": "12.4"}})", "p.json")->torchFromConda);
+  EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1, "torch": {"conda": "yes"}})", "p.json").error(),
+            "p.json: 'torch.conda' must be true or false");
   EXPECT_EQ(probeFromJson("{}", "p.json").error(), "p.json: not a probe file of format 1 (made by 'denpex probe --output FILE')");
   EXPECT_EQ(probeFromJson(R"({"denpex_probe": 1, "gpus": [{"name": "x", "compute_capability": "eight"}]})", "p.json").error(),
             "p.json: compute_capability 'eight' is not like 8.0");
@@ -603,6 +609,13 @@ TEST_F(SourceChecks, AGpuTheInstalledTorchHasNoKernelsForIsFlaggedAtTheImport) {
   MachineProbe ngc = blackwell;
   ngc.torchVersion = "2.5.0a0+e000cf0ad9.nv24.10";
   EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &ngc).empty());
+  // conda-forge's builds carry PTX for their newest architecture, which the GPU compiles at run time.
+  MachineProbe conda = blackwell;
+  conda.torchVersion = "2.5.1";
+  conda.torchFromConda = true;
+  EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &conda).empty());
+  conda.torchFromConda = false;
+  EXPECT_EQ(checkPythonSource(script, rules_, 0, "train.py", {}, &conda).size(), 1u);
   MachineProbe mixed = blackwell;
   mixed.gpus.push_back({"NVIDIA RTX A6000", 8, 6});
   EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py", {}, &mixed).empty());
