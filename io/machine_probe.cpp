@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/base/text.h"
 #include "io/cache_files.h"
@@ -96,6 +97,41 @@ bool installedByConda(const fs::path& origin) {
   return false;
 }
 
+// The newest forward-compatibility libcuda.so.VERSION in the folders the dynamic loader would
+// search for it first (LD_LIBRARY_PATH's, those with "compat" in their path) and where NVIDIA
+// puts it (NGC images: /usr/local/cuda/compat and its lib.real; the cuda-compat-X-Y packages:
+// /usr/local/cuda-X.Y/compat). At most 10,000 entries of each folder are looked at.
+std::optional<std::string> forwardCompatDriver() {
+  std::vector<fs::path> folders = {"/usr/local/cuda/compat", "/usr/local/cuda/compat/lib", "/usr/local/cuda/compat/lib.real"};
+  if (const char* paths = std::getenv("LD_LIBRARY_PATH")) {
+    std::string_view rest(paths);
+    while (!rest.empty()) {
+      size_t colon = rest.find(':');
+      std::string_view one = rest.substr(0, colon);
+      if (one.find("compat") != std::string_view::npos) folders.emplace_back(std::string(one));
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  }
+  std::error_code ec;
+  fs::directory_iterator local("/usr/local", ec), end;
+  for (size_t seen = 0; !ec && local != end && seen < 10000; local.increment(ec), ++seen)
+    if (local->path().filename().string().compare(0, 5, "cuda-") == 0) folders.push_back(local->path() / "compat");
+  std::optional<std::string> newest;
+  for (const auto& folder : folders) {
+    std::error_code e;
+    fs::directory_iterator it(folder, e);
+    for (size_t seen = 0; !e && it != end && seen < 10000; it.increment(e), ++seen) {
+      const std::string name = it->path().filename().string();
+      if (name.compare(0, 10, "libcuda.so") != 0 || name.size() < 12 || name[10] != '.') continue;
+      std::string version = name.substr(11);
+      // libcuda.so.1 is a link to the versioned file: only a driver version ("550.54.15") counts.
+      if (version.find('.') == std::string::npos || !core::text::isDigit(version[0])) continue;
+      if (!newest || core::compareVersions(version, *newest) > 0) newest = version;
+    }
+  }
+  return newest;
+}
+
 }  // namespace
 
 core::MachineProbe probeThisMachine(bool fresh) {
@@ -115,6 +151,7 @@ core::MachineProbe probeThisMachine(bool fresh) {
   if (::statvfs("/dev/shm", &shm) == 0) probe.shmBytes = static_cast<uint64_t>(shm.f_blocks) * shm.f_frsize;
   else probe.notes.push_back("/dev/shm is not mounted");
   probe.container = inContainer();
+  probe.cudaCompatDriver = forwardCompatDriver();
   // The torch the training script will import: the active virtual environment's, else python3's.
   std::string python = "python3";
   if (const char* venv = std::getenv("VIRTUAL_ENV")) {

@@ -33,6 +33,7 @@ std::string probeToJson(const MachineProbe& probe) {
                 {"cuda", probe.torchCuda ? json(*probe.torchCuda) : json(nullptr)},
                 {"conda", probe.torchFromConda}};
   j["deepspeed"] = {{"version", probe.deepspeedVersion ? json(*probe.deepspeedVersion) : json(nullptr)}};
+  j["cuda_compat_driver"] = probe.cudaCompatDriver ? json(*probe.cudaCompatDriver) : json(nullptr);
   j["notes"] = probe.notes;
   return j.dump(2) + "\n";
 }
@@ -87,6 +88,9 @@ Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& o
   auto dsVersion = optString(deepspeed.value("version", json()), "deepspeed.version");
   if (!dsVersion) return Error{dsVersion.error()};
   p.deepspeedVersion = *dsVersion;
+  auto compat = optString(j.value("cuda_compat_driver", json()), "cuda_compat_driver");
+  if (!compat) return Error{compat.error()};
+  p.cudaCompatDriver = *compat;
   return p;
 }
 

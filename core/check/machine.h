@@ -30,6 +30,10 @@ struct MachineProbe {
   // torch was installed by conda (a pytorch-*.json in its environment's conda-meta): conda-forge
   // builds carry PTX for their newest architecture, which a newer GPU compiles at run time.
   bool torchFromConda = false;
+  // The newest CUDA forward-compatibility driver library found (libcuda.so.VERSION in a compat
+  // folder: NGC images, the cuda-compat packages), "550.54.15": on data center GPUs it runs a
+  // CUDA newer than the kernel driver supports.
+  std::optional<std::string> cudaCompatDriver;
   std::optional<std::string> deepspeedVersion;  // "0.14.4"; none where DeepSpeed is not installed
   std::string origin;                       // "this machine", or the probe file's path
   std::vector<std::string> notes;           // probes that found nothing, and why

@@ -99,7 +99,9 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   if (driverRule && probe.driver && probe.torchCuda) {
     auto needed = minimumDriverFor(*probe.torchCuda);
     auto at = script.firstLineMatching(importsTorch());
-    if (needed && at && compareVersions(*probe.driver, *needed) < 0) {
+    // A forward-compatibility library new enough lets the old driver run it (data center GPUs).
+    const bool compat = needed && probe.cudaCompatDriver && compareVersions(*probe.cudaCompatDriver, *needed) >= 0;
+    if (needed && at && !compat && compareVersions(*probe.driver, *needed) < 0) {
       Finding f = probeFinding(script, driverRule, *at, "import_torch");
       f.observed.push_back("torch " + probe.torchVersion.value_or("?") + " is built for CUDA " + *probe.torchCuda +
                            ", which needs NVIDIA driver " + *needed + " or newer");

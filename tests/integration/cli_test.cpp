@@ -368,6 +368,50 @@ TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
   EXPECT_TRUE(contains(flagged.out, "no-kernel-image")) << flagged.out;
 }
 
+// An old driver with a forward-compatibility library on the loader's path (an NGC image on a
+// data center GPU, or the cuda-compat package) runs a newer CUDA: the probe finds
+// libcuda.so.VERSION in a compat folder of LD_LIBRARY_PATH and the driver check stays quiet;
+// without it, the same machine is flagged. python3 and nvidia-smi here are scripts.
+TEST_F(ScratchProject, AForwardCompatibilityLibraryLetsAnOldDriverRunANewerCuda) {
+  const fs::path torch = dir_ / "venv/lib/python3.11/site-packages/torch";
+  fs::create_directories(torch);
+  fs::create_directories(dir_ / "bin");
+  fs::create_directories(dir_ / "cuda-12.4/compat");
+  writeAll(torch / "__init__.py", "");
+  writeAll(torch / "version.py", "__version__ = '2.5.1+cu124'\ndebug = False\ncuda = '12.4'\n");
+  writeAll(dir_ / "cuda-12.4/compat/libcuda.so.550.54.15", "");
+  writeAll(dir_ / "bin/python3", "#!/bin/sh\nprintf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
+  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA A100-SXM4-80GB, 8.0, 470.182.03'\n");
+  fs::permissions(dir_ / "bin/python3", fs::perms::owner_all);
+  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
+  auto env = boost::this_process::environment();
+  env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
+  env["DENPEX_CACHE_DIR"] = "off";
+  env.erase("VIRTUAL_ENV");
+  auto run = [&](const std::vector<std::string>& args) {
+    boost::asio::io_context io;
+    std::future<std::string> out, err;
+    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
+                    bp::start_dir(dir_.string()), io);
+    io.run();
+    child.wait();
+    return Result{child.exit_code(), out.get(), err.get()};
+  };
+  env.erase("LD_LIBRARY_PATH");
+  Result flagged = run({"check", "--probe", "local", "train.py"});
+  if (!fs::exists("/proc/driver/nvidia/version") && !fs::exists("/usr/local/cuda/compat")) {
+    // On a machine with a driver or a compat folder of its own, the probe sees those instead.
+    EXPECT_EQ(flagged.code, 1) << flagged.out << flagged.err;
+    EXPECT_TRUE(contains(flagged.out, "cuda-driver-too-old")) << flagged.out;
+  }
+  env["LD_LIBRARY_PATH"] = (dir_ / "cuda-12.4/compat").string() + ":/nowhere";
+  Result probe = run({"probe"});
+  EXPECT_TRUE(contains(probe.out, "\"cuda_compat_driver\": \"550.54.15\"")) << probe.out;
+  Result quiet = run({"check", "--probe", "local", "train.py"});
+  EXPECT_EQ(quiet.code, 0) << quiet.out << quiet.err;
+}
+
 // `check --probe local` asks nvidia-smi once per boot and driver (its answer kept in the cache
 // folder); `denpex probe` always asks anew. nvidia-smi here is a script that says it was asked.
 TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {

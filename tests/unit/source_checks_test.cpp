@@ -403,6 +403,9 @@ TEST(MachineProbe, ReadsWhatTheProbesPrint) {
   EXPECT_EQ(back->shmBytes, 64u << 20);
   EXPECT_EQ(back->torchCuda, "12.1");
   EXPECT_FALSE(back->torchFromConda);
+  EXPECT_FALSE(back->cudaCompatDriver);
+  p.cudaCompatDriver = "550.54.15";
+  EXPECT_EQ(probeFromJson(probeToJson(p), "probe.json")->cudaCompatDriver, "550.54.15");
   p.torchFromConda = true;
   EXPECT_TRUE(probeFromJson(probeToJson(p), "probe.json")->torchFromConda);
   EXPECT_FALSE(probeFromJson(R"({"denpex_probe": 1, "torch": {"version": "2.5.1", "cuda": "12.4"}})", "p.json")->torchFromConda);
@@ -436,6 +439,13 @@ TEST_F(SourceChecks, AScriptIsCheckedAgainstTheMachineItWillRunOn) {
   EXPECT_EQ(found[0].observed[1], "Tesla T4 (compute capability 7.5, the machine of the probe file node.json) has no native "
                                   "bfloat16: that needs 8.0 (Ampere) or newer");
   EXPECT_TRUE(checkPythonSource(script, rules_, 0, "train.py").empty());
+  // A forward-compatibility library (NGC images, cuda-compat) of a driver new enough for CUDA
+  // 12.1 runs it on the old driver; one too old does not.
+  MachineProbe compat = old;
+  compat.cudaCompatDriver = "550.54.15";
+  for (const auto& f : checkPythonSource(script, rules_, 0, "train.py", {}, &compat)) EXPECT_NE(f.rule->id, "cuda-driver-too-old");
+  compat.cudaCompatDriver = "520.61.05";
+  EXPECT_EQ(checkPythonSource(script, rules_, 0, "train.py", {}, &compat).back().rule->id, "cuda-driver-too-old");
   MachineProbe fine = old;
   fine.gpus = {{"NVIDIA A100-SXM4-80GB", 8, 0}, {"NVIDIA H100 80GB HBM3", 9, 0}};
   fine.driver = "535.104.05";
