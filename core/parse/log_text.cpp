@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 
 namespace denpex::core {
 namespace {
@@ -64,39 +65,91 @@ void addStarts(std::string_view text, size_t from, size_t to, std::vector<size_t
 
 }  // namespace
 
+// The starts of indexes made from one another. Written once up to `used`; an index made by an
+// append writes past `used` and moves it on, so the starts an older index reads never change.
+struct LineIndex::Starts {
+  std::unique_ptr<size_t[]> data;
+  size_t capacity = 0;
+  std::atomic<size_t> used{0};
+};
+
+void LineIndex::own(std::vector<size_t>&& starts) {
+  shared_ = std::make_shared<Starts>();
+  // Room to grow by half again: untouched, the room costs address space only.
+  shared_->capacity = starts.size() + starts.size() / 2 + 1024;
+  shared_->data.reset(new size_t[shared_->capacity]);
+  std::copy(starts.begin(), starts.end(), shared_->data.get());
+  shared_->used.store(starts.size(), std::memory_order_release);
+  starts_ = shared_->data.get();
+  count_ = starts.size();
+}
+
 LineIndex::LineIndex(std::string_view text) : text_(text) {
-  starts_.reserve(text.size() / 64 + 1);
-  starts_.push_back(0);
-  addStarts(text, 0, text.size(), starts_);
+  std::vector<size_t> starts;
+  starts.reserve(text.size() / 64 + 1);
+  starts.push_back(0);
+  addStarts(text, 0, text.size(), starts);
+  own(std::move(starts));
 }
 
 LineIndex::LineIndex(std::string_view text, const LineIndex& before, size_t begin, size_t removed, size_t inserted)
     : text_(text) {
+  const size_t* first = before.starts_;
+  const size_t* last = before.starts_ + before.count_;
+  if (removed == 0 && inserted == 0) {
+    shared_ = before.shared_;
+    starts_ = before.starts_;
+    count_ = before.count_;
+    return;
+  }
+  if (removed == 0 && begin == before.text_.size() && before.shared_) {
+    // Appended at the end: every start stays, the new text adds its own.
+    std::vector<size_t> added;
+    addStarts(text, begin, begin + inserted, added);
+    Starts& s = *before.shared_;
+    size_t expected = before.count_;
+    if (added.size() <= s.capacity - before.count_ &&
+        s.used.compare_exchange_strong(expected, before.count_ + added.size(), std::memory_order_acq_rel)) {
+      std::copy(added.begin(), added.end(), s.data.get() + before.count_);
+      shared_ = before.shared_;
+      starts_ = s.data.get();
+      count_ = before.count_ + added.size();
+      return;
+    }
+    std::vector<size_t> starts;
+    starts.reserve(before.count_ + added.size());
+    starts.assign(first, last);
+    starts.insert(starts.end(), added.begin(), added.end());
+    own(std::move(starts));
+    return;
+  }
   // Lines that start at or before the edit keep their starts; the inserted text adds its own;
   // lines after the removed part move by what the edit added or took.
   size_t removedEnd = begin + removed;
-  auto keep = std::upper_bound(before.starts_.begin(), before.starts_.end(), begin);
-  starts_.reserve(before.starts_.size() + 16);
-  starts_.assign(before.starts_.begin(), keep);
-  addStarts(text, begin, begin + inserted, starts_);
-  auto after = std::upper_bound(before.starts_.begin(), before.starts_.end(), removedEnd);
-  for (auto it = after; it != before.starts_.end(); ++it) starts_.push_back(*it - removed + inserted);
+  const size_t* keep = std::upper_bound(first, last, begin);
+  std::vector<size_t> starts;
+  starts.reserve(before.count_ + 16);
+  starts.assign(first, keep);
+  addStarts(text, begin, begin + inserted, starts);
+  const size_t* after = std::upper_bound(first, last, removedEnd);
+  for (const size_t* it = after; it != last; ++it) starts.push_back(*it - removed + inserted);
+  own(std::move(starts));
 }
 
 size_t LineIndex::lineStart(size_t line) const {
-  return line < starts_.size() ? starts_[line] : text_.size();
+  return line < count_ ? starts_[line] : text_.size();
 }
 
 std::string_view LineIndex::lineText(size_t line) const {
-  if (line >= starts_.size()) return {};
+  if (line >= count_) return {};
   size_t begin = starts_[line];
-  size_t end = line + 1 < starts_.size() ? starts_[line + 1] - 1 : text_.size();
+  size_t end = line + 1 < count_ ? starts_[line + 1] - 1 : text_.size();
   return dropCr(text_.substr(begin, end - begin));
 }
 
 size_t LineIndex::lineOf(size_t offset) const {
-  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-  return static_cast<size_t>(it - starts_.begin()) - 1;
+  const size_t* it = std::upper_bound(starts_, starts_ + count_, offset);
+  return static_cast<size_t>(it - starts_) - 1;
 }
 
 TextPosition LineIndex::toPosition(size_t offset, PositionEncoding enc) const {
@@ -111,7 +164,7 @@ TextPosition LineIndex::toPosition(size_t offset, PositionEncoding enc) const {
 }
 
 size_t LineIndex::toOffset(TextPosition pos, PositionEncoding enc) const {
-  if (pos.line >= starts_.size()) return text_.size();
+  if (pos.line >= count_) return text_.size();
   std::string_view text = lineText(pos.line);
   size_t col = enc == PositionEncoding::kUtf16 ? byteColumnFromUtf16(text, pos.character)
                                                : std::min<size_t>(pos.character, text.size());

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <string>
 #include <string_view>
@@ -36,15 +37,19 @@ size_t byteColumnFromUtf16(std::string_view line, uint32_t utf16Column);
 // An index of line starts over a whole text. The text must outlive the index.
 // Lines end at '\n'; a '\r' before it belongs to the line's content but not to its columns that
 // callers usually care about (see `lineText`, which drops it).
+// Immutable once made, and cheap to copy: indexes made from one another share their starts.
 class LineIndex {
  public:
   explicit LineIndex(std::string_view text);
   // The index of `text`, made from `before` (the index of the text before one edit): bytes
   // [begin, begin + removed) of the old text were replaced by `inserted` bytes. Costs the lines
-  // after the edit, not a scan of the whole text.
+  // after the edit, not a scan of the whole text; text added at the end (a log that grows) costs
+  // its own lines only, written after `before`'s starts in their shared array while no other
+  // index has written there. With nothing removed or inserted, `text` holds the same bytes
+  // elsewhere and the starts are shared as they are.
   LineIndex(std::string_view text, const LineIndex& before, size_t begin, size_t removed, size_t inserted);
 
-  size_t lineCount() const { return starts_.size(); }
+  size_t lineCount() const { return count_; }
   std::string_view text() const { return text_; }
   // Byte offset where `line` begins; `text.size()` for a line past the end.
   size_t lineStart(size_t line) const;
@@ -59,8 +64,14 @@ class LineIndex {
   size_t toOffset(TextPosition pos, PositionEncoding enc) const;
 
  private:
+  struct Starts;
+  // Takes `starts` as this index's own, with room for more.
+  void own(std::vector<size_t>&& starts);
+
   std::string_view text_;
-  std::vector<size_t> starts_;
+  std::shared_ptr<Starts> shared_;  // may hold more starts than this index's, added by later ones
+  const size_t* starts_ = nullptr;  // shared_'s array
+  size_t count_ = 0;
 };
 
 // A line with ANSI escapes removed and carriage-return redraws collapsed to the last non-empty

@@ -93,3 +93,35 @@ TEST(LineIndexEdit, SameAsAFreshIndexAfterRandomEdits) {
     index = denpex::core::LineIndex(text, edited, 0, 0, 0);
   }
 }
+
+// A growing log: each append writes its starts after the ones before, in the array the indexes
+// share, and an older index still reads only its own lines. A second text grown from the same
+// older one (no longer the newest) gets its own copy; each index matches one made from scratch.
+TEST(LineIndexEdit, AppendsShareTheStartsAndOlderIndexesKeepTheirs) {
+  auto same = [](const denpex::core::LineIndex& a, const std::string& text) {
+    denpex::core::LineIndex fresh(text);
+    if (a.lineCount() != fresh.lineCount()) return false;
+    for (size_t l = 0; l < fresh.lineCount(); ++l)
+      if (a.lineStart(l) != fresh.lineStart(l) || a.lineText(l) != fresh.lineText(l)) return false;
+    return true;
+  };
+  std::string base = "one\ntwo\n";
+  denpex::core::LineIndex b(base);
+  std::string grown = base;
+  denpex::core::LineIndex last = b;
+  for (int i = 0; i < 3000; ++i) {  // past the room the first array has
+    std::string add = "line " + std::to_string(i) + "\n";
+    std::string before = grown;
+    grown += add;
+    denpex::core::LineIndex next(grown, last, before.size(), 0, add.size());
+    ASSERT_TRUE(same(next, grown)) << i;
+    last = next;
+  }
+  std::string other = base + "else\nmore";
+  denpex::core::LineIndex branch(other, b, base.size(), 0, 9);
+  EXPECT_TRUE(same(branch, other));
+  EXPECT_TRUE(same(last, grown));
+  EXPECT_EQ(b.lineCount(), 3u);
+  EXPECT_EQ(b.lineStart(2), base.size());
+  EXPECT_EQ(b.lineText(1), "two");
+}
