@@ -230,5 +230,34 @@ def collate_missing_key():
 CASES["unrecognized-exception"] = collate_missing_key
 
 
+def loss_target_probabilities():
+    # Labels one-hot encoded with F.one_hot (int64) and passed to cross_entropy: shaped like the
+    # logits, the target is read as class probabilities, which must be floating point.
+    model = nn.Linear(4, 3)
+    x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+    loss = F.cross_entropy(model(x), F.one_hot(y, 3))
+    loss.backward()
+
+
+CASES["loss-target-dtype"] = loss_target_probabilities
+
+
+def master_port_privileged():
+    # MASTER_PORT below 1024 (98, a number copied from an example) for a user who is not root: the
+    # rendezvous store's bind is refused with EACCES. Run as root (a container), the case first
+    # becomes the unprivileged user nobody, as an ordinary login on a cluster node is.
+    if os.geteuid() == 0:
+        import pwd
+        nobody = pwd.getpwnam("nobody")
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="98")
+    import torch.distributed as dist
+    dist.init_process_group("gloo", rank=0, world_size=1)
+
+
+CASES["master-port-privileged"] = master_port_privileged
+
+
 if __name__ == "__main__":
     main()
