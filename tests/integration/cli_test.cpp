@@ -43,6 +43,24 @@ Result denpex(const std::vector<std::string>& args, const fs::path& cwd = kSourc
   return {child.exit_code(), out.get(), err.get()};
 }
 
+// denpex in `cwd` with the environment `env` (a PATH with fake tools on it, a cache folder).
+Result denpexWithEnv(const bp::environment& env, const std::vector<std::string>& args, const fs::path& cwd) {
+  boost::asio::io_context io;
+  std::future<std::string> out, err;
+  bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
+                  bp::start_dir(cwd.string()), io);
+  io.run();
+  child.wait();
+  return {child.exit_code(), out.get(), err.get()};
+}
+
+// An executable shell script standing in for a tool of the machine (nvidia-smi, python3).
+void writeScript(const fs::path& path, const std::string& body) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms::owner_all);
+}
+
 TEST(Cli, DiagnosesTheSeedFailure) {
   Result r = denpex({"diagnose", "examples/fp16-adamw/train.log"});
   EXPECT_EQ(r.code, 1) << r.err;
@@ -289,30 +307,18 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   EXPECT_EQ(denpex({"check", "rules"}).code, 0);
 }
 
-// Precision over recall, on real scripts: the working training scripts and configs of public
-// projects (tests/check_corpus/working, with their sources) get no finding; complete scripts
 // A driver without nvidia-smi's compute_cap field (470) answers the query as the real one does
 // (candle 733: 'Field "compute_cap" is not a valid field to query.', exit status 2); the probe asks
 // for the names and takes the capability from them, and the bf16 check still runs.
 TEST_F(ScratchProject, AnOldDriverWithoutComputeCapIsAskedForTheGpuNames) {
-  fs::create_directories(dir_ / "bin");
-  writeAll(dir_ / "bin/nvidia-smi",
-           "#!/bin/sh\ncase \"$*\" in\n  *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;\n"
-           "esac\nprintf 'Tesla V100-SXM2-32GB, 470.182.03\\nTesla V100-SXM2-32GB, 470.182.03\\n'\n");
-  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeScript(dir_ / "bin/nvidia-smi",
+              "case \"$*\" in\n  *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;;\n"
+              "esac\nprintf 'Tesla V100-SXM2-32GB, 470.182.03\\nTesla V100-SXM2-32GB, 470.182.03\\n'\n");
   writeAll(dir_ / "amp.py", "import torch\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n");
   auto env = boost::this_process::environment();
   env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
   env["DENPEX_CACHE_DIR"] = "off";
-  auto run = [&](const std::vector<std::string>& args) {
-    boost::asio::io_context io;
-    std::future<std::string> out, err;
-    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
-                    bp::start_dir(dir_.string()), io);
-    io.run();
-    child.wait();
-    return Result{child.exit_code(), out.get(), err.get()};
-  };
+  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env, args, dir_); };
   Result probe = run({"probe"});
   EXPECT_EQ(probe.code, 0) << probe.err;
   auto j = nlohmann::json::parse(probe.out);
@@ -333,29 +339,18 @@ TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
   const fs::path torch = env / "lib/python3.11/site-packages/torch";
   fs::create_directories(torch);
   fs::create_directories(env / "conda-meta");
-  fs::create_directories(dir_ / "bin");
   writeAll(torch / "__init__.py", "");
   writeAll(torch / "version.py", "__version__ = '2.5.1'\ndebug = False\ncuda = '12.4'\n");
   writeAll(env / "conda-meta/pytorch-2.5.1-cuda124_py311h0123456_300.json", "{}\n");
   writeAll(env / "conda-meta/pytorch-cuda-12.4-hc786d27_7.json", "{}\n");
-  writeAll(dir_ / "bin/python3", "#!/bin/sh\nprintf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
-  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA GeForce RTX 5090, 12.0, 570.133.07'\n");
-  fs::permissions(dir_ / "bin/python3", fs::perms::owner_all);
-  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeScript(dir_ / "bin/python3", "printf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
+  writeScript(dir_ / "bin/nvidia-smi", "echo 'NVIDIA GeForce RTX 5090, 12.0, 570.133.07'\n");
   writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
   auto env_ = boost::this_process::environment();
   env_["PATH"] = (dir_ / "bin").string() + ":" + env_["PATH"].to_string();
   env_["DENPEX_CACHE_DIR"] = "off";
   env_.erase("VIRTUAL_ENV");
-  auto run = [&](const std::vector<std::string>& args) {
-    boost::asio::io_context io;
-    std::future<std::string> out, err;
-    bp::child child(DENPEX_BINARY, bp::args(args), env_, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
-                    bp::start_dir(dir_.string()), io);
-    io.run();
-    child.wait();
-    return Result{child.exit_code(), out.get(), err.get()};
-  };
+  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env_, args, dir_); };
   Result probe = run({"probe"});
   EXPECT_EQ(probe.code, 0) << probe.err;
   EXPECT_TRUE(contains(probe.out, "\"conda\": true")) << probe.out;
@@ -375,29 +370,18 @@ TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
 TEST_F(ScratchProject, AForwardCompatibilityLibraryLetsAnOldDriverRunANewerCuda) {
   const fs::path torch = dir_ / "venv/lib/python3.11/site-packages/torch";
   fs::create_directories(torch);
-  fs::create_directories(dir_ / "bin");
   fs::create_directories(dir_ / "cuda-12.4/compat");
   writeAll(torch / "__init__.py", "");
   writeAll(torch / "version.py", "__version__ = '2.5.1+cu124'\ndebug = False\ncuda = '12.4'\n");
   writeAll(dir_ / "cuda-12.4/compat/libcuda.so.550.54.15", "");
-  writeAll(dir_ / "bin/python3", "#!/bin/sh\nprintf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
-  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA A100-SXM4-80GB, 8.0, 470.182.03'\n");
-  fs::permissions(dir_ / "bin/python3", fs::perms::owner_all);
-  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeScript(dir_ / "bin/python3", "printf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
+  writeScript(dir_ / "bin/nvidia-smi", "echo 'NVIDIA A100-SXM4-80GB, 8.0, 470.182.03'\n");
   writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
   auto env = boost::this_process::environment();
   env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
   env["DENPEX_CACHE_DIR"] = "off";
   env.erase("VIRTUAL_ENV");
-  auto run = [&](const std::vector<std::string>& args) {
-    boost::asio::io_context io;
-    std::future<std::string> out, err;
-    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
-                    bp::start_dir(dir_.string()), io);
-    io.run();
-    child.wait();
-    return Result{child.exit_code(), out.get(), err.get()};
-  };
+  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env, args, dir_); };
   env.erase("LD_LIBRARY_PATH");
   Result flagged = run({"check", "--probe", "local", "train.py"});
   if (!fs::exists("/proc/driver/nvidia/version") && !fs::exists("/usr/local/cuda/compat")) {
@@ -415,23 +399,13 @@ TEST_F(ScratchProject, AForwardCompatibilityLibraryLetsAnOldDriverRunANewerCuda)
 // `check --probe local` asks nvidia-smi once per boot and driver (its answer kept in the cache
 // folder); `denpex probe` always asks anew. nvidia-smi here is a script that says it was asked.
 TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {
-  fs::create_directories(dir_ / "bin");
-  writeAll(dir_ / "bin/nvidia-smi", "#!/bin/sh\necho asked >> '" + (dir_ / "asked").string() +
-                                        "'\necho 'Tesla V100-SXM2-32GB, 7.0, 535.104.05'\n");
-  fs::permissions(dir_ / "bin/nvidia-smi", fs::perms::owner_all);
+  writeScript(dir_ / "bin/nvidia-smi",
+              "echo asked >> '" + (dir_ / "asked").string() + "'\necho 'Tesla V100-SXM2-32GB, 7.0, 535.104.05'\n");
   writeAll(dir_ / "amp.py", "import torch\nwith torch.autocast('cuda', dtype=torch.bfloat16):\n    pass\n");
   auto env = boost::this_process::environment();
   env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
   env["DENPEX_CACHE_DIR"] = (dir_ / "cache").string();
-  auto run = [&](const std::vector<std::string>& args) {
-    boost::asio::io_context io;
-    std::future<std::string> out, err;
-    bp::child child(DENPEX_BINARY, bp::args(args), env, bp::std_in < bp::null, bp::std_out > out, bp::std_err > err,
-                    bp::start_dir(dir_.string()), io);
-    io.run();
-    child.wait();
-    return Result{child.exit_code(), out.get(), err.get()};
-  };
+  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env, args, dir_); };
   auto asked = [&] {
     std::string said = fs::exists(dir_ / "asked") ? readAll(dir_ / "asked") : "";
     return std::count(said.begin(), said.end(), '\n');
@@ -455,6 +429,8 @@ TEST_F(ScratchProject, NvidiaSmiIsAskedOncePerBootAndProbeAsksAgain) {
   EXPECT_EQ(asked(), 3);
 }
 
+// Precision over recall, on real scripts: the working training scripts and configs of public
+// projects (tests/check_corpus/working, with their sources) get no finding; complete scripts
 // with the configurations of public issue threads (tests/check_corpus/positives) get exactly
 // theirs, and the Trainer's fix is applied where the eps goes.
 TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsAreFlagged) {
