@@ -61,6 +61,26 @@ void writeScript(const fs::path& path, const std::string& body) {
   fs::permissions(path, fs::perms::owner_all);
 }
 
+// A machine made of fakes in `dir`: a torch of `version` and CUDA `cuda` installed under
+// `prefix`/lib/python3.11/site-packages (found by a python3 script), an nvidia-smi script that
+// prints `gpu`, and a train.py that imports torch. The environment puts both scripts on PATH,
+// turns the cache off and leaves no virtual environment active.
+bp::environment fakeMachine(const fs::path& dir, const fs::path& prefix, const std::string& version, const std::string& cuda,
+                            const std::string& gpu) {
+  const fs::path torch = prefix / "lib/python3.11/site-packages/torch";
+  fs::create_directories(torch);
+  writeAll(torch / "__init__.py", "");
+  writeAll(torch / "version.py", "__version__ = '" + version + "'\ndebug = False\ncuda = '" + cuda + "'\n");
+  writeScript(dir / "bin/python3", "printf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
+  writeScript(dir / "bin/nvidia-smi", "echo '" + gpu + "'\n");
+  writeAll(dir / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
+  auto env = boost::this_process::environment();
+  env["PATH"] = (dir / "bin").string() + ":" + env["PATH"].to_string();
+  env["DENPEX_CACHE_DIR"] = "off";
+  env.erase("VIRTUAL_ENV");
+  return env;
+}
+
 TEST(Cli, DiagnosesTheSeedFailure) {
   Result r = denpex({"diagnose", "examples/fp16-adamw/train.log"});
   EXPECT_EQ(r.code, 1) << r.err;
@@ -336,21 +356,11 @@ TEST_F(ScratchProject, AnOldDriverWithoutComputeCapIsAskedForTheGpuNames) {
 // without that record (a pip wheel) is flagged. python3 and nvidia-smi here are scripts.
 TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
   const fs::path env = dir_ / "env";
-  const fs::path torch = env / "lib/python3.11/site-packages/torch";
-  fs::create_directories(torch);
+  auto machine = fakeMachine(dir_, env, "2.5.1", "12.4", "NVIDIA GeForce RTX 5090, 12.0, 570.133.07");
   fs::create_directories(env / "conda-meta");
-  writeAll(torch / "__init__.py", "");
-  writeAll(torch / "version.py", "__version__ = '2.5.1'\ndebug = False\ncuda = '12.4'\n");
   writeAll(env / "conda-meta/pytorch-2.5.1-cuda124_py311h0123456_300.json", "{}\n");
   writeAll(env / "conda-meta/pytorch-cuda-12.4-hc786d27_7.json", "{}\n");
-  writeScript(dir_ / "bin/python3", "printf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
-  writeScript(dir_ / "bin/nvidia-smi", "echo 'NVIDIA GeForce RTX 5090, 12.0, 570.133.07'\n");
-  writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
-  auto env_ = boost::this_process::environment();
-  env_["PATH"] = (dir_ / "bin").string() + ":" + env_["PATH"].to_string();
-  env_["DENPEX_CACHE_DIR"] = "off";
-  env_.erase("VIRTUAL_ENV");
-  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env_, args, dir_); };
+  auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(machine, args, dir_); };
   Result probe = run({"probe"});
   EXPECT_EQ(probe.code, 0) << probe.err;
   EXPECT_TRUE(contains(probe.out, "\"conda\": true")) << probe.out;
@@ -368,19 +378,9 @@ TEST_F(ScratchProject, ATorchInstalledByCondaIsNotTakenForAReleaseWheel) {
 // libcuda.so.VERSION in a compat folder of LD_LIBRARY_PATH and the driver check stays quiet;
 // without it, the same machine is flagged. python3 and nvidia-smi here are scripts.
 TEST_F(ScratchProject, AForwardCompatibilityLibraryLetsAnOldDriverRunANewerCuda) {
-  const fs::path torch = dir_ / "venv/lib/python3.11/site-packages/torch";
-  fs::create_directories(torch);
+  auto env = fakeMachine(dir_, dir_ / "venv", "2.5.1+cu124", "12.4", "NVIDIA A100-SXM4-80GB, 8.0, 470.182.03");
   fs::create_directories(dir_ / "cuda-12.4/compat");
-  writeAll(torch / "__init__.py", "");
-  writeAll(torch / "version.py", "__version__ = '2.5.1+cu124'\ndebug = False\ncuda = '12.4'\n");
   writeAll(dir_ / "cuda-12.4/compat/libcuda.so.550.54.15", "");
-  writeScript(dir_ / "bin/python3", "printf '%s\\n\\n' '" + (torch / "__init__.py").string() + "'\n");
-  writeScript(dir_ / "bin/nvidia-smi", "echo 'NVIDIA A100-SXM4-80GB, 8.0, 470.182.03'\n");
-  writeAll(dir_ / "train.py", "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\n");
-  auto env = boost::this_process::environment();
-  env["PATH"] = (dir_ / "bin").string() + ":" + env["PATH"].to_string();
-  env["DENPEX_CACHE_DIR"] = "off";
-  env.erase("VIRTUAL_ENV");
   auto run = [&](const std::vector<std::string>& args) { return denpexWithEnv(env, args, dir_); };
   env.erase("LD_LIBRARY_PATH");
   Result flagged = run({"check", "--probe", "local", "train.py"});
