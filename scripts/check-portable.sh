@@ -56,3 +56,13 @@ if [[ $rc != 0 ]] || ! grep -q '"code":"cuda-out-of-memory"' <<< "$out"; then
   fail "in a root with no C library the language server exited with $rc without publishing the diagnosis"
 fi
 echo "check-portable: in a root with no C library, 'denpex diagnose' and 'denpex lsp' name cuda-out-of-memory: runs on any x86-64 Linux from kernel ${kernel:-3.2}"
+
+# The relinking kit (LGPL 2.1, section 6a): linked with this system's C library as its README
+# says, it must give a server that answers as the shipped one does.
+kit=$dir/relink/denpex-relink.o
+[[ -f $kit && -f $dir/relink/README.txt ]] || fail "the package carries no relinking kit ($kit and its README.txt)"
+gcc -static -o "$root/relinked" "$kit" -lm || fail "$kit does not link with this system's C library"
+a=$("$root/relinked" diagnose --format json "$root/run.log" 2>&1 || true)
+b=$("$bin" diagnose --format json "$root/run.log" 2>&1 || true)
+[[ $a == "$b" ]] || fail "the server relinked from $kit does not answer as $bin does"
+echo "check-portable: $kit ($(($(stat -c %s "$kit") / 1048576)) MiB) links with this system's C library into a server that answers as $bin does"

@@ -37,7 +37,7 @@ const linked = [
   ['JSON for Modern C++ (nlohmann/json)', 'nlohmann-json3-dev'],
   ['spdlog (logging)', 'libspdlog-dev'],
   ['{fmt} (formatting, through spdlog)', 'libfmt-dev'],
-  ['the GNU C Library (linked statically)', 'libc6-dev'],
+  ['the GNU C Library (linked statically; server/relink/ holds the rest of the binary, to link with a C library of your own)', 'libc6-dev'],
 ];
 let notices = 'The denpex server (server/denpex) is linked statically with the libraries below. Each one\'s\n' +
   'copyright and license, as Debian ships it, follows.\n';
@@ -47,6 +47,26 @@ for (const [what, pkg] of linked) {
   notices += `\n${'='.repeat(78)}\n${what}: Debian package ${pkg}\n${'='.repeat(78)}\n\n${readFileSync(file, 'utf8')}`;
 }
 writeFileSync(join(server, 'THIRD-PARTY-NOTICES.txt'), notices);
+// The GNU C Library is linked in statically; its license (LGPL 2.1, section 6a) asks that the
+// rest of the binary travel with it in a form a user can link with a C library of their own.
+const relinkObject = join(root, 'build/denpex-relink.o');
+if (!existsSync(relinkObject)) throw new Error('build/denpex-relink.o is missing: build with -DDENPEX_PORTABLE=ON (scripts/build.sh does)');
+mkdirSync(join(server, 'relink'));
+copyFileSync(relinkObject, join(server, 'relink/denpex-relink.o'));
+writeFileSync(join(server, 'relink/README.txt'), [
+  'denpex-relink.o is the denpex server (../denpex) without the GNU C Library: the objects and',
+  'archives it was linked from, the C++ runtime included, joined into one relocatable object.',
+  'The GNU C Library is linked into ../denpex statically; its license (the GNU Lesser General',
+  'Public License 2.1, section 6) lets you link denpex with a modified version of that library.',
+  'Build your C library, then link the object with it, its static archives first on the search',
+  'path (for example with -L or --sysroot):',
+  '',
+  '    gcc -static -o denpex denpex-relink.o -lm',
+  '',
+  '`./denpex version` then prints the version of this package. To use it in VS Code, set',
+  '"denpex.server.path" to the new binary.',
+  '',
+].join('\n'));
 if (process.platform === 'linux') run('strip', ['--strip-debug', join(server, 'denpex')]);
 if (process.platform === 'linux' && execFileSync('readelf', ['-l', binary], { encoding: 'utf8' }).includes('program interpreter'))
   throw new Error('build/denpex is not static: build it with -DDENPEX_PORTABLE=ON (scripts/build.sh does)');
