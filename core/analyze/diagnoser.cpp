@@ -32,6 +32,7 @@ void Diagnoser::beginSource(std::string name, int defaultRank) {
   state_->source = static_cast<uint32_t>(state_->sources.size() - 1);
   state_->lineNo = 0;
   state_->hasPrevious = false;
+  state_->previousRef = nullptr;
 }
 
 void Diagnoser::addText(std::string_view chunk) {
@@ -69,6 +70,7 @@ void Diagnoser::addLine(std::string_view line) {
 void Diagnoser::addFacts(std::vector<LineFacts>& lines) {
   if (state_->sources.empty()) state_->sources.push_back("<input>");
   for (auto& facts : lines) state_->apply(facts);
+  state_->keepPrevious();
 }
 
 uint32_t Diagnoser::currentSource() const { return state_->source; }
@@ -79,7 +81,7 @@ int Diagnoser::currentDefaultRank() const {
 
 uint64_t Diagnoser::nextLineNo() const { return state_->lineNo; }
 
-const ParsedLine* Diagnoser::previousLine() const { return state_->hasPrevious ? &state_->previous : nullptr; }
+const ParsedLine* Diagnoser::previousLine() const { return state_->hasPrevious ? &state_->previousLine() : nullptr; }
 
 bool Diagnoser::hasPartialLine() const { return state_->pendingOpen; }
 

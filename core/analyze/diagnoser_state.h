@@ -69,8 +69,18 @@ struct Diagnoser::State {
   TracebackTracker tracker;
   std::vector<Traceback> finished;  // scratch: tracebacks the tracker just finished
   // The previous line of the current input, for messages a terminal or a web page wrapped.
+  // While a block of facts is applied it is the block's own line (previousRef): copying every
+  // line (its text, its raw offsets) cost more than any other step of apply. keepPrevious()
+  // copies the last one when the block is done, before its facts' memory goes back for reuse.
   ParsedLine previous;
+  const ParsedLine* previousRef = nullptr;
   bool hasPrevious = false;
+  const ParsedLine& previousLine() const { return previousRef ? *previousRef : previous; }
+  void keepPrevious() {
+    if (!previousRef) return;
+    previous = *previousRef;
+    previousRef = nullptr;
+  }
   // The rank of the line before (std::map nodes never move). A copy of the state (snapshot)
   // starts without it, so that it never points into the state it was copied from.
   struct RankCache {
@@ -173,10 +183,11 @@ struct Diagnoser::State {
 
   // The stateful half of reading a line (see LineFacts for the pure half).
   void processLine(std::string_view raw) {
-    const ParsedLine* prev = hasPrevious ? &previous : nullptr;
+    const ParsedLine* prev = hasPrevious ? &previousLine() : nullptr;
     int defaultRank = source < sourceRanks.size() ? sourceRanks[source] : -1;
     LineFacts facts = analyzeLine(matcher, raw, source, lineNo, defaultRank, prev);
     apply(facts);
+    keepPrevious();
   }
 
   void apply(LineFacts& facts) {
@@ -196,15 +207,16 @@ struct Diagnoser::State {
     }
     if (line.message().empty()) {
       hasPrevious = false;
+      previousRef = nullptr;
       return;
     }
     for (auto& hit : facts.hits)
       record(st, line, hit, line.clean.toRaw(line.messageBegin + hit.begin), line.clean.toRawEnd(line.messageBegin + hit.end),
              line.clean.text);
     for (auto& wrapped : facts.wrapped)
-      record(rank(previous.rank), previous, wrapped.hit, wrapped.begin, wrapped.end, wrapped.shown);
+      record(rank(previousLine().rank), previousLine(), wrapped.hit, wrapped.begin, wrapped.end, wrapped.shown);
     if (!facts.metrics.empty()) addMetrics(line, st, facts.metrics);
-    previous = line;  // a copy: the facts' memory goes back to be reused
+    previousRef = &line;  // the caller calls keepPrevious() before these facts go
     hasPrevious = true;
   }
 
