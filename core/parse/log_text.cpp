@@ -276,9 +276,18 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
       i += len;
       continue;
     }
-    out.owned.push_back(static_cast<char>(c));
-    out.origin.push_back(static_cast<uint32_t>(i));
-    ++i;
+    // A run of plain ASCII bytes goes over in one append, each byte mapped to its own offset.
+    size_t run = i + 1;
+    while (run < end) {
+      unsigned char d = static_cast<unsigned char>(raw[run]);
+      if (d >= 0x80 || d == 0x1B || d == '\b') break;
+      ++run;
+    }
+    out.owned.append(raw.data() + i, run - i);
+    size_t at = out.origin.size();
+    out.origin.resize(at + (run - i));
+    for (size_t k = 0; k < run - i; ++k) out.origin[at + k] = static_cast<uint32_t>(i + k);
+    i = run;
   }
 }
 
