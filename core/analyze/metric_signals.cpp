@@ -94,9 +94,15 @@ SignalValue evalMetric(const Signal& sig, const Metrics& m) {
                                    (gradNan->source == lossNan->source && gradNan->line < lossNan->line));
       bool grows = gradFirst || growing(w);
       if (sig.test == MetricTest::kGrowsBeforeNonfinite) {
-        if (!grows) break;
+        // An overflow is growth only from a finite norm printed before it: a run whose first
+        // grad norm is already NaN (a half-precision forward pass that overflowed on one batch)
+        // shows no divergence.
+        bool fromFinite = gradFirst && !w.empty() &&
+                          (w.front().source < gradNan->source ||
+                           (w.front().source == gradNan->source && w.front().line < gradNan->line));
+        if (!fromFinite && !growing(w)) break;
         out.value = true;
-        if (gradFirst) {
+        if (fromFinite) {
           out.evidence.push_back(sampleEvidence(*gradNan, sig.name));
           out.observed = "grad_norm overflowed to " + formatNumber(gradNan->value) + " at step " +
                          std::to_string(gradNan->step) + ", before the loss turned " +

@@ -75,6 +75,19 @@ TEST_F(DiagnoserTest, GrowingGradientsAreAnExplosionNotEps) {
   EXPECT_EQ(ids(d), std::vector<std::string>{"gradient-explosion"});
 }
 
+// A grad norm that is NaN the first time it is printed, with losses that come back to normal
+// between NaNs, shows no growth: not an explosion (a half-precision overflow on some batches).
+// From a finite norm printed before, the same overflow is one.
+TEST_F(DiagnoserTest, AnOverflowIsAnExplosionOnlyFromAFiniteNorm) {
+  auto first = run("{'loss': 5.63, 'lr': 0.0002}\n{'loss': 153318.95, 'grad_norm': nan, 'learning_rate': 0.0002}\n"
+                   "{'loss': 5.75, 'lr': 0.0002}\n{'loss': nan, 'lr': 0.0002}\n{'loss': 5.09, 'lr': 0.0002}\n");
+  for (const auto& id : ids(first)) EXPECT_NE(id, "gradient-explosion");
+  auto fromFinite = run("{'loss': 5.63, 'grad_norm': 0.8}\n{'loss': 153318.95, 'grad_norm': nan}\n"
+                        "{'loss': nan, 'grad_norm': nan}\n");
+  ASSERT_FALSE(ids(fromFinite).empty());
+  EXPECT_EQ(ids(fromFinite).front(), "gradient-explosion");
+}
+
 TEST_F(DiagnoserTest, Bf16AndSafeEpsAreNotEps) {
   auto bf16 = run("    eps: 1e-08\nparam dtype: torch.bfloat16\nstep 1 | loss 0.6 | grad_norm 0.2\nstep 2 | loss nan\n");
   EXPECT_TRUE(ids(bf16).empty());
