@@ -148,8 +148,15 @@ int runDiagnose(const std::vector<std::string>& args) {
   // rules, or, for a big log and other rules, one compiled meanwhile.
   std::unique_ptr<io::LazyPrefilter> prefilter;
   uintmax_t totalBytes = 0;
-  for (const auto& path : opt.paths)
-    if (path != "-" && fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
+  for (const auto& path : opt.paths) {
+    if (path == "-") continue;
+    if (fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
+    else if (fs::is_directory(path, ec))  // a folder of per-rank logs: what it holds
+      for (const auto& input : io::logsInFolder(path)) {
+        uintmax_t size = fs::file_size(input.path, ec);
+        if (!ec) totalBytes += size;
+      }
+  }
   if (totalBytes >= kSavedPrefilterBytes) {
     prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
     if (totalBytes >= kPrefilterBytes) prefilter->compile();
@@ -169,7 +176,10 @@ int runDiagnose(const std::vector<std::string>& args) {
       // A folder of per-rank logs (torchrun --log_dir, one file per rank or host).
       std::string error;
       std::vector<std::string> warnings;
-      auto fed = io::feedFolder(path, diagnoser, error, nullptr, &warnings);
+      io::FolderFeed folderFeed;
+      folderFeed.matcher = load.matcher.get();
+      folderFeed.options = feedOptions;
+      auto fed = io::feedFolder(path, diagnoser, error, nullptr, &warnings, UINTMAX_MAX, folderFeed);
       for (const auto& w : warnings) std::cerr << "denpex: warning: " << w << "\n";
       if (fed.empty())
         return usageError(!error.empty() ? error : path + ": a folder with no log files (*.log, *.txt, *.out, *.err, error.json)");

@@ -118,6 +118,8 @@ std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser
   if (cut && warnings)
     warnings->push_back("read the first " + std::to_string(inputs.size()) + " logs found in " + dir.string() +
                         ": the folder holds more than denpex reads (" + std::to_string(kMaxFolderLogs) + " logs, a million entries)");
+  FeedOptions options = feed.options;
+  options.cancel = feed.cancel;
   size_t seen = 0;
   for (const auto& input : inputs) {
     if (feed.cancel && feed.cancel->load(std::memory_order_relaxed)) break;
@@ -133,7 +135,8 @@ std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser
         continue;
       }
       diagnoser.beginSource(input.name, input.rank);
-      diagnoser.addText(*text);
+      if (feed.matcher) feedText(diagnoser, *feed.matcher, *text, options);
+      else diagnoser.addText(*text);
       if (texts) texts->push_back(std::move(*text));
       fed.push_back(input);
       continue;
@@ -145,12 +148,18 @@ std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser
       continue;
     }
     diagnoser.beginSource(input.name, input.rank);
-    std::string chunk(size_t{1} << 20, '\0');
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      diagnoser.addText(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+    bool readError = false;
+    if (feed.matcher) {
+      readError = !feedStream(diagnoser, *feed.matcher, in, options);
+    } else {
+      std::string chunk(size_t{1} << 20, '\0');
+      while (in) {
+        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        diagnoser.addText(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+      }
+      readError = in.bad();
     }
-    if (in.bad()) warnings ? warnings->push_back("stopped reading " + input.path.string() + ": read error") : void();
+    if (readError && warnings) warnings->push_back("stopped reading " + input.path.string() + ": read error");
     fed.push_back(input);
   }
   if (fed.empty() && !firstProblem.empty()) error = firstProblem;

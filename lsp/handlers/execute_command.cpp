@@ -75,6 +75,19 @@ json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest
   std::vector<std::string> warnings;
   io::FolderFeed feed;
   feed.cancel = &request.cancelled();
+  // Each file on every core, through the saved prefilter of the shipped rules (other rules: a
+  // compiled one, when the folder is big enough to be worth it).
+  io::LazyPrefilter prefilter(*bundle->matcher);
+  std::error_code sizeError;
+  uintmax_t total = 0;
+  for (const auto& input : io::logsInFolder(path)) {
+    uintmax_t size = fs::file_size(input.path, sizeError);
+    if (!sizeError) total += size;
+  }
+  constexpr uintmax_t kCompileFrom = 16u << 20;
+  if (total >= kCompileFrom) prefilter.compile();
+  feed.matcher = bundle->matcher.get();
+  feed.options.lazyPrefilter = &prefilter;
   feed.progress = [&](size_t done, size_t total, const std::string& name) {
     request.report(static_cast<int>(100 * done / std::max<size_t>(total, 1)), std::to_string(done) + " of " + std::to_string(total) + " files: " + name);
   };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "core/parse/launcher.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_bundle.h"
+#include "io/log_folder.h"
 #include "io/rule_dirs.h"
 
 namespace denpex::test {
@@ -189,6 +192,39 @@ TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
       ASSERT_EQ(viaFeed(text, options(2, 300, prefilter_), half + 1), serial) << path << " (resumed at byte " << half + 1 << ")";
     }
   }
+}
+
+// A folder of per-rank logs read on every core (FolderFeed with a matcher) gives the answer of the
+// same folder read line by line: the recorded torchrun --log_dir runs, and a folder of files whose
+// last lines have no '\n' and whose traceback starts in one file and must not run on in the next.
+TEST_F(ParallelFeedTest, FoldersReadInParallelAnswerAsLineByLine) {
+  fs::path odd = fs::temp_directory_path() / ("denpex-folder-feed-" + std::to_string(::getpid()));
+  fs::create_directories(odd);
+  std::ofstream(odd / "rank0.log", std::ios::binary) << "step 1 | loss 0.7 | grad_norm 0.2\nTraceback (most recent call last):\n  File \"train.py\", line 3";
+  std::ofstream(odd / "rank1.log", std::ios::binary) << "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB";
+  std::ofstream(odd / "rank2.log", std::ios::binary) << "";
+  std::vector<fs::path> folders{odd};
+  for (const char* run : {"hang-logdir", "raise-logdir", "seed-logdir"})
+    folders.push_back(fs::path(DENPEX_SOURCE_DIR) / "tests/distributed" / run / "logs");
+  for (const auto& folder : folders) {
+    auto diagnose = [&](const io::FolderFeed& feed, bool keepTexts) {
+      core::Diagnoser d(rules_->rules, *rules_->matcher);
+      std::string error;
+      std::vector<std::string> texts;
+      auto fed = io::feedFolder(folder, d, error, keepTexts ? &texts : nullptr, nullptr, UINTMAX_MAX, feed);
+      EXPECT_FALSE(fed.empty()) << folder << ": " << error;
+      return json(d.finish());
+    };
+    std::string serial = diagnose({}, false);
+    for (bool keepTexts : {false, true})
+      for (size_t blockBytes : {size_t{1}, size_t{1} << 20}) {
+        io::FolderFeed feed;
+        feed.matcher = rules_->matcher.get();
+        feed.options = options(2, blockBytes, saved_);
+        EXPECT_EQ(diagnose(feed, keepTexts), serial) << folder << " (texts " << keepTexts << ", block " << blockBytes << ")";
+      }
+  }
+  fs::remove_all(odd);
 }
 
 // Line ends and odd bytes: CRLF, no final newline, empty lines, a lone '\r', bytes outside
