@@ -27,6 +27,11 @@ find "$work/twins" -name '*.yaml' | while read -r f; do
   sed -i -E 's/^id: (.*)$/id: \1-twin/' "$f"
   mv "$f" "${f%.yaml}-twin.yaml"
 done
+# The same log as a folder of per-rank files (torchrun --log_dir, or one file per rank): each
+# rank's lines without their prefix, the lines of no rank in a file of their own.
+mkdir "$work/ranks"
+awk -v d="$work/ranks" 'match($0, /^\[rank[0-9]+\]:/) { print substr($0, RLENGTH + 1) > (d "/rank" substr($0, 6, RLENGTH - 7) ".log"); next }
+  { print > (d "/launcher.log") }' "$work/big.log"
 cat "$work/big.log" "$work/half.log" > /dev/null  # warm the page cache
 
 # best RUNS CMD...: the best wall time of RUNS runs, "seconds peak_rss_kib". With
@@ -80,6 +85,7 @@ if [[ -x build/scan_floor ]]; then read -r t_floor _ < <(build/scan_floor "$work
 read -r t_half _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/half.log")
 read -r t_twins _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log")
 read -r t_one _ < <(best 1 --diagnosis "$denpex" diagnose --format json --threads 1 "$work/big.log")
+read -r t_folder _ < <(best "$runs" --diagnosis "$denpex" diagnose --format json "$work/ranks")
 "$denpex" diagnose --format json "$work/big.log" > "$work/parallel.json" || true
 "$denpex" diagnose --format json --threads 1 "$work/big.log" > "$work/serial.json" || true
 # Identical, and a diagnosis: two empty outputs (two crashes) are not "identical".
@@ -104,6 +110,7 @@ echo "| denpex / cat | $(ratio "$t_dx" "$t_cat") | <= 4 |"
 echo "| the Vectorscan pass alone (all cores, no parse, no RE2) | ${t_floor} s | |"
 echo "| that pass alone / cat (the floor under denpex / cat) | $(ratio "$t_floor" "$t_cat") | |"
 echo "| denpex, one thread / all cores | $(ratio "$t_one" "$t_dx") | |"
+echo "| the same log as a folder, one file per rank / as one file | $(ratio "$t_folder" "$t_dx") (${t_folder} s) | |"
 echo "| parallel and serial JSON | ${same} | identical |"
 echo "| log twice as long / once (linear: 2.0) | $(ratio "$t_dx" "$t_half") | 2.0 |"
 echo "| rules twice as many / once (flat: 1.0; compiled on the first run, then cached) | $(ratio "$t_twins" "$t_dx") | 1.0 |"
