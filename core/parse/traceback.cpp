@@ -1,9 +1,9 @@
 // Python tracebacks, followed line by line per input and rank (see traceback.h).
 #include "core/parse/traceback.h"
 
-#include <cstddef>
-
+#include <algorithm>
 #include <cctype>
+#include <cstddef>
 
 #include "core/base/text.h"
 
@@ -80,6 +80,12 @@ bool exceptionHead(std::string_view msg, std::string_view& type, std::string_vie
     message = msg.substr(m);
   }
   return true;
+}
+
+// An exception line whose message is on the lines below it: "RuntimeError: " (str(e) began with
+// a newline; an exception with no message at all prints its bare type, without a colon).
+bool messageBelow(std::string_view msg, const ExceptionRecord& rec) {
+  return !rec.type.empty() && rec.message.empty() && !trimRight(msg).empty() && trimRight(msg).back() == ':';
 }
 
 bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
@@ -163,8 +169,18 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
   if (open) {
     ExceptionRecord& rec = open->tb.chain.back();
     if (!rec.type.empty()) {
-      // The block ended with its exception line; only a chain marker or blank lines continue it.
+      // The block ended with its exception line; only a chain marker or blank lines continue it,
+      // and the message of a line that ended with its colon.
       if (msg.empty()) return;
+      if (open->awaitingMessage && !isChainMarker(msg) && msg != kHeader) {
+        // A rule of '=' or '-' above the text (torchrun's ChildFailedError) is part of it.
+        open->tb.lastLine = line.lineNo;
+        if (std::none_of(msg.begin(), msg.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) return;
+        rec.message = std::string(text::trim(msg));
+        open->awaitingMessage = false;
+        return;
+      }
+      open->awaitingMessage = false;
       if (isChainMarker(msg)) {
         open->awaitingChain = true;
         open->tb.lastLine = line.lineNo;
@@ -191,6 +207,7 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
         rec.begin = line.clean.toRaw(line.bodyBegin);
         rec.end = line.clean.toRawEnd(line.bodyBegin + msg.size());
         open->tb.lastLine = line.lineNo;
+        open->awaitingMessage = messageBelow(msg, rec);
         return;
       }
       // Something else interrupted the block before its exception line: it cannot be diagnosed
@@ -208,8 +225,19 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
   tb.rank = line.rank;
   tb.firstLine = tb.lastLine = line.lineNo;
   tb.timestamp = line.timestamp;
+  bool below = messageBelow(msg, rec);
   tb.chain.push_back(std::move(rec));
-  done.push_back(std::move(tb));
+  if (!below) {
+    done.push_back(std::move(tb));
+    return;
+  }
+  // Kept open for the line that holds its message.
+  open_.push_back({});
+  Open& waiting = open_.back();
+  waiting.rank = line.rank;
+  waiting.source = line.source;
+  waiting.tb = std::move(tb);
+  waiting.awaitingMessage = true;
 }
 
 void TracebackTracker::flush(std::vector<Traceback>& done) {

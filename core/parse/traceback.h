@@ -71,6 +71,9 @@ class TracebackTracker {
     uint32_t source = 0;
     Traceback tb;
     bool awaitingChain = false;  // saw "During handling..." and waits for the next Traceback
+    // The exception line ended with its colon ("RuntimeError: "): Python prints a message that
+    // starts with a newline that way, so the message is on the next line that is not empty.
+    bool awaitingMessage = false;
   };
   Open* find(uint32_t source, int rank);
   void emit(Open& open, std::vector<Traceback>& done);

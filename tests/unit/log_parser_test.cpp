@@ -154,6 +154,34 @@ TEST(LogParser, ExceptionLinesWithoutATracebackAreTheirOwn) {
   EXPECT_EQ(tbs[1].final().type, "OSError");
 }
 
+// Python prints a message that starts with a newline as "Type: " and the message below it.
+TEST(LogParser, AMessageBelowItsExceptionLine) {
+  auto bare = track(
+      "RuntimeError: \n"
+      "        CUDA Setup failed despite GPU being available. Please run the following\n"
+      "command to get more information:\n");
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_EQ(bare[0].final().message, "CUDA Setup failed despite GPU being available. Please run the following");
+  EXPECT_EQ(bare[0].lastLine, 1u);
+  EXPECT_EQ(bare[0].final().line, 0u);
+  // In a traceback, after a rule of '=' (torchrun's ChildFailedError).
+  auto child = track(
+      "Traceback (most recent call last):\n"
+      "  File \"run.py\", line 8, in <module>\n"
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+      "============================================================\n"
+      "train.py FAILED\n"
+      "------------------------------------------------------------\n");
+  ASSERT_EQ(child.size(), 1u);
+  EXPECT_EQ(child[0].final().message, "train.py FAILED");
+  EXPECT_EQ(child[0].lastLine, 4u);
+  // A bare type (no colon) has no message, and the line after it is its own.
+  auto plain = track("StopIteration\nRuntimeError: next one\n");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].final().type, "RuntimeError");
+  EXPECT_EQ(plain[0].final().message, "next one");
+}
+
 TEST(LogParser, SimpleTraceback) {
   auto tbs = track(
       "before\n"
