@@ -118,55 +118,89 @@ std::vector<LogInput> feedFolder(const fs::path& dir, core::Diagnoser& diagnoser
   if (cut && warnings)
     warnings->push_back("read the first " + std::to_string(inputs.size()) + " logs found in " + dir.string() +
                         ": the folder holds more than denpex reads (" + std::to_string(kMaxFolderLogs) + " logs, a million entries)");
-  FeedOptions options = feed.options;
-  options.cancel = feed.cancel;
-  // A small file goes line by line (see FolderFeed): a torchrun folder of a big job holds
-  // thousands of small files (6,429 of 12 KiB: 1.7 s line by line, 2.7 s each through the
-  // pipeline) and a few big ones.
-  auto parallel = [&](uintmax_t bytes) { return feed.matcher && bytes >= feed.pipelineFrom; };
-  size_t seen = 0;
-  for (const auto& input : inputs) {
-    if (feed.cancel && feed.cancel->load(std::memory_order_relaxed)) break;
-    if (feed.progress && seen > 0) feed.progress(seen, inputs.size(), inputs[seen - 1].name);
-    ++seen;
-    if (input.errorFile || texts) {
-      std::string why;
-      std::optional<std::string> text;
-      if (texts && !input.errorFile) text = readFile(input.path, why, {true, maxTextBytes});
-      else text = readLogInput(input, why);
-      if (!text) {
-        skip(why);
-        continue;
+  // Opens the next input that can be read: its text (an error file, or every file when the
+  // caller keeps the texts) or its stream. False at the end, or once cancelled.
+  size_t at = 0;
+  std::ifstream in;
+  std::string text;
+  bool inMemory = false;
+  auto open = [&]() -> bool {
+    while (at < inputs.size()) {
+      if (feed.cancel && feed.cancel->load(std::memory_order_relaxed)) return false;
+      const LogInput& input = inputs[at++];
+      if (input.errorFile || texts) {
+        std::string why;
+        std::optional<std::string> read =
+            texts && !input.errorFile ? readFile(input.path, why, {true, maxTextBytes}) : readLogInput(input, why);
+        if (!read) {
+          skip(why);
+          continue;
+        }
+        text = std::move(*read);
+        inMemory = true;
+      } else {
+        in = std::ifstream(input.path, std::ios::binary);
+        if (!in) {
+          skip(input.path.string() + ": cannot be read (permission denied?)");
+          continue;
+        }
+        inMemory = false;
       }
-      diagnoser.beginSource(input.name, input.rank);
-      if (parallel(text->size())) feedText(diagnoser, *feed.matcher, *text, options);
-      else diagnoser.addText(*text);
-      if (texts) texts->push_back(std::move(*text));
       fed.push_back(input);
-      continue;
+      return true;
     }
-    // A log file: a megabyte at a time.
-    std::ifstream in(input.path, std::ios::binary);
-    if (!in) {
-      skip(input.path.string() + ": cannot be read (permission denied?)");
-      continue;
-    }
-    diagnoser.beginSource(input.name, input.rank);
-    bool readError = false;
-    std::error_code sizeError;
-    uintmax_t size = fs::file_size(input.path, sizeError);
-    if (!sizeError && parallel(size)) {
-      readError = !feedStream(diagnoser, *feed.matcher, in, options);
-    } else {
-      std::string chunk(size_t{1} << 20, '\0');
-      while (in) {
-        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-        diagnoser.addText(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+    return false;
+  };
+  // After an input was read: a failed read said, its text kept for the caller.
+  auto close = [&](bool readError) {
+    if (readError && warnings) warnings->push_back("stopped reading " + fed.back().path.string() + ": read error");
+    if (inMemory && texts) texts->push_back(std::move(text));
+    in.close();
+  };
+  // Input k (0-based) of those fed begins: the one before it is done.
+  auto begun = [&](size_t k) {
+    if (feed.progress && k > 0) feed.progress(k, inputs.size(), fed[k - 1].name);
+  };
+
+  if (feed.matcher) {
+    // Every input through one pipeline, on every core.
+    bool readError = false, pending = false;
+    auto next = [&](FeedSource& source) {
+      if (pending) close(readError);
+      readError = false;
+      pending = open();
+      if (!pending) return false;
+      source.name = fed.back().name;
+      source.rank = fed.back().rank;
+      if (inMemory) {
+        source.text = text;
+      } else {
+        source.stream = &in;
+        source.failed = &readError;
       }
-      readError = in.bad();
+      return true;
+    };
+    FeedOptions options = feed.options;
+    options.cancel = feed.cancel;
+    feedSources(diagnoser, *feed.matcher, next, begun, options);
+    if (pending) close(readError);
+  } else {
+    while (open()) {
+      begun(fed.size() - 1);
+      diagnoser.beginSource(fed.back().name, fed.back().rank);
+      bool readError = false;
+      if (inMemory) {
+        diagnoser.addText(text);
+      } else {  // a megabyte at a time
+        std::string chunk(size_t{1} << 20, '\0');
+        while (in) {
+          in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+          diagnoser.addText(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+        }
+        readError = in.bad();
+      }
+      close(readError);
     }
-    if (readError && warnings) warnings->push_back("stopped reading " + input.path.string() + ": read error");
-    fed.push_back(input);
   }
   if (fed.empty() && !firstProblem.empty()) error = firstProblem;
   return fed;

@@ -44,17 +44,14 @@ std::optional<std::string> readLogInput(const LogInput& input, std::string& erro
 // whatever the folder holds); `texts`, when given, receives each input's text (the language
 // server publishes on the files), and a file over `maxTextBytes` is skipped.
 // `feed` may stop the reading between files, or inside one (cancel), and hears after each file
-// (progress). With its matcher, each file of `pipelineFrom` bytes or more is read on every core,
-// through the prefilter its options name (io::feedStream, io::feedText: the same diagnosis as
-// line by line, faster). Smaller files, and every file without a matcher, are read line by line
-// on this thread: starting the pipeline (its threads, their Vectorscan scratch) costs a few
-// hundred microseconds, more than a small file takes line by line.
+// (progress). With its matcher, the files go one after the other through one pipeline on every
+// core, with the prefilter its options name (io::feedSources: the same diagnosis as line by
+// line, faster, however small the files); without, line by line on this thread.
 struct FolderFeed {
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(size_t done, size_t total, const std::string& name)> progress;
   const core::Matcher* matcher = nullptr;  // the diagnoser's
   FeedOptions options;                     // its cancel is `cancel`
-  uintmax_t pipelineFrom = uintmax_t{256} << 10;
 };
 std::vector<LogInput> feedFolder(const std::filesystem::path& dir, core::Diagnoser& diagnoser, std::string& error,
                                  std::vector<std::string>* texts = nullptr, std::vector<std::string>* warnings = nullptr,

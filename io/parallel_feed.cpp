@@ -23,6 +23,12 @@ namespace {
 
 struct Block {
   std::string text;        // whole lines (the input's last line may lack its '\n')
+  uint32_t source = 0;     // the diagnoser's index of the input the lines are of
+  int defaultRank = -1;
+  // Set on the first block of an input of feedSources: the diagnoser begins it before the
+  // block's facts (its text may be empty: an empty input is an input too).
+  std::optional<std::pair<std::string, int>> begins;
+  size_t beginsIndex = 0;  // which of the inputs fed it begins
   std::string before;      // the raw line before the block's first line (from the block before)
   bool hasBefore = false;
   std::optional<core::ParsedLine> previous;  // or that line as the diagnoser already read it
@@ -31,8 +37,9 @@ struct Block {
   bool ready = false;
 };
 
-// Reads the next block of whole lines; an empty text means the input ended.
-using NextBlock = std::function<bool(std::string& text)>;
+// Reads the next block of whole lines; an empty text means the input ended. A reader of several
+// inputs sets `begins` (a name and a default rank) on the first block of each.
+using NextBlock = std::function<bool(std::string& text, std::optional<std::pair<std::string, int>>& begins)>;
 
 // The '\n's in `t`, found with memchr (a byte loop is not vectorised at -O2).
 uint64_t countLines(std::string_view t) {
@@ -52,9 +59,14 @@ unsigned workerCount(const FeedOptions& options) {
 
 // The pipeline: `next` fills blocks on this thread, workers analyse them, this thread applies
 // them in order. Returns false when `next` failed.
-bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options) {
-  const uint32_t source = diagnoser.currentSource();
-  const int defaultRank = diagnoser.currentDefaultRank();
+bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options,
+         const std::function<void(size_t)>& begun = {}) {
+  // The input being read (the reading side runs ahead of the diagnoser: it counts the inputs
+  // it began, whose indices the diagnoser will give them).
+  uint32_t source = diagnoser.currentSource();
+  int defaultRank = diagnoser.currentDefaultRank();
+  uint32_t nextSource = diagnoser.nextSource();
+  size_t begunCount = 0;
   const unsigned workers = workerCount(options);
   const size_t window = 2 * static_cast<size_t>(workers) + 2;  // blocks read ahead at most
 
@@ -86,13 +98,13 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         }
         const core::ParsedLine* before = block->previous ? &*block->previous : nullptr;
         if (!before && block->hasBefore) {
-          core::parseLineInto(block->before, source, block->firstLine - 1, beforeLine);
+          core::parseLineInto(block->before, block->source, block->firstLine - 1, beforeLine);
           core::maskLineSecrets(beforeLine);  // as it was when its own block read it
-          if (beforeLine.rank < 0) beforeLine.rank = defaultRank;
+          if (beforeLine.rank < 0) beforeLine.rank = block->defaultRank;
           if (!beforeLine.message().empty()) before = &beforeLine;
         }
-        core::analyzeLines(matcher, block->text, source, block->firstLine, defaultRank, before, block->facts, prefilter,
-                           &scratch);
+        core::analyzeLines(matcher, block->text, block->source, block->firstLine, block->defaultRank, before,
+                           block->facts, prefilter, &scratch);
         {
           std::lock_guard<std::mutex> lock(mutex);
           block->ready = true;
@@ -126,22 +138,36 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         spare.pop_back();
         block->ready = false;
       }
-      if (!next(block->text)) ok = false;
-      if (block->text.empty()) {
+      block->begins.reset();
+      if (!next(block->text, block->begins)) ok = false;
+      if (block->text.empty() && !block->begins) {
         ended = true;
         break;
       }
+      if (block->begins) {  // a new input: its lines count from 0, with no line before them
+        source = nextSource++;
+        defaultRank = block->begins->second;
+        block->beginsIndex = begunCount++;
+        lineNo = 0;
+        lastLine.clear();
+        hasLast = false;
+        resumeAfter.reset();
+      }
+      block->source = source;
+      block->defaultRank = defaultRank;
       block->firstLine = lineNo;
       block->before = lastLine;
       block->hasBefore = hasLast;
       block->previous.reset();
       if (!hasLast && resumeAfter) block->previous = std::move(resumeAfter);
       std::string_view t(block->text);
-      lineNo += countLines(t);
-      std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
-      size_t cut = body.rfind('\n');
-      lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
-      hasLast = true;
+      if (!t.empty()) {
+        lineNo += countLines(t);
+        std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
+        size_t cut = body.rfind('\n');
+        lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
+        hasLast = true;
+      }
       inOrder.push_back(block);
       {
         std::lock_guard<std::mutex> lock(mutex);
@@ -153,6 +179,10 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     {
       std::unique_lock<std::mutex> lock(mutex);
       changed.wait(lock, [&] { return inOrder.front()->ready; });
+    }
+    if (const auto& begins = inOrder.front()->begins) {
+      diagnoser.beginSource(begins->first, begins->second);
+      if (begun) begun(inOrder.front()->beginsIndex);
     }
     diagnoser.addFacts(inOrder.front()->facts);
     applied += inOrder.front()->text.size();
@@ -199,36 +229,40 @@ LazyPrefilter::~LazyPrefilter() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
-  std::string carry;  // the start of a line the last read cut
-  bool skipping = false;  // in a line past kMaxLineBytes: its bytes are dropped up to its '\n'
-  bool failed = false;
-  auto next = [&](std::string& text) {
-    text.assign(carry);  // keeps the capacity of a reused block
-    carry.clear();
-    size_t want = std::max<size_t>(options.blockBytes, 1);
+namespace {
+
+// Blocks of whole lines read from a stream: a line cut by a read is carried to the next block,
+// and a line past kMaxLineBytes keeps its first kMaxLineBytes only.
+class StreamBlocks {
+ public:
+  explicit StreamBlocks(std::istream& in) : in_(in) {}
+  // The next block into `text` (empty at the end); false once a read failed.
+  bool next(std::string& text, size_t blockBytes) {
+    text.assign(carry_);  // keeps the capacity of a reused block
+    carry_.clear();
+    size_t want = std::max<size_t>(blockBytes, 1);
     size_t lineStart = 0;  // where the line that is not finished yet starts in `text`
-    while (in) {
+    while (in_) {
       size_t at = text.size();
       text.resize(at + want);
-      in.read(text.data() + at, static_cast<std::streamsize>(want));
-      text.resize(at + static_cast<size_t>(in.gcount()));
-      if (skipping) {
+      in_.read(text.data() + at, static_cast<std::streamsize>(want));
+      text.resize(at + static_cast<size_t>(in_.gcount()));
+      if (skipping_) {
         size_t nl = text.find('\n', at);
         if (nl == std::string::npos) {
           text.resize(at);
           continue;
         }
         text.erase(at, nl - at);  // the line keeps its first kMaxLineBytes and its '\n'
-        skipping = false;
+        skipping_ = false;
       }
       size_t nl = text.rfind('\n');
       if (nl != std::string::npos && nl >= at) {  // the block ends after its last whole line
-        carry.assign(text, nl + 1);
+        carry_.assign(text, nl + 1);
         text.resize(nl + 1);
-        if (carry.size() > core::kMaxLineBytes) {
-          carry.resize(core::kMaxLineBytes);
-          skipping = true;
+        if (carry_.size() > core::kMaxLineBytes) {
+          carry_.resize(core::kMaxLineBytes);
+          skipping_ = true;
         }
         break;
       }
@@ -236,41 +270,103 @@ bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::i
       if (text.size() - lineStart > core::kMaxLineBytes) {
         // A line with no end in sight: keep its start, drop the rest up to its '\n'.
         text.resize(lineStart + core::kMaxLineBytes);
-        skipping = true;
+        skipping_ = true;
       }
     }
-    if (in.bad()) failed = true;
-    return !failed;
-  };
+    if (in_.bad()) failed_ = true;
+    return !failed_;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  std::istream& in_;
+  std::string carry_;      // the start of a line the last read cut
+  bool skipping_ = false;  // in a line past kMaxLineBytes: its bytes are dropped up to its '\n'
+  bool failed_ = false;
+};
+
+// Blocks of whole lines copied from text in memory; a line past kMaxLineBytes keeps its first
+// kMaxLineBytes only.
+class TextBlocks {
+ public:
+  explicit TextBlocks(std::string_view text) : text_(text) {}
+  void next(std::string& block, size_t blockBytes) {
+    block.clear();
+    if (at_ >= text_.size()) return;
+    size_t want = std::max<size_t>(blockBytes, 1);
+    size_t end = std::min(text_.size(), at_ + want);
+    size_t nl = text_.find('\n', end - 1);
+    end = nl == std::string_view::npos ? text_.size() : nl + 1;
+    if (end - at_ <= core::kMaxLineBytes) {  // no line in it can be too long: one copy
+      block.assign(text_.substr(at_, end - at_));
+      at_ = end;
+      return;
+    }
+    // Whole lines up to the block size; a line past kMaxLineBytes is copied only that far.
+    while (at_ < text_.size() && block.size() < want) {
+      size_t nl = text_.find('\n', at_);
+      size_t end = nl == std::string_view::npos ? text_.size() : nl;
+      block.append(text_.substr(at_, std::min(end - at_, core::kMaxLineBytes)));
+      if (nl != std::string_view::npos) block.push_back('\n');
+      at_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+    }
+  }
+
+ private:
+  std::string_view text_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
+  StreamBlocks blocks(in);
+  auto next = [&](std::string& text, std::optional<std::pair<std::string, int>>&) { return blocks.next(text, options.blockBytes); };
   bool ok = run(diagnoser, matcher, next, options);
-  return ok && !failed;
+  return ok && !blocks.failed();
 }
 
 void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options) {
-  size_t at = 0;
-  auto next = [&](std::string& block) {
-    block.clear();
-    if (at >= text.size()) return true;
-    size_t want = std::max<size_t>(options.blockBytes, 1);
-    size_t end = std::min(text.size(), at + want);
-    size_t nl = text.find('\n', end - 1);
-    end = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (end - at <= core::kMaxLineBytes) {  // no line in it can be too long: one copy
-      block.assign(text.substr(at, end - at));
-      at = end;
-      return true;
-    }
-    // Whole lines up to the block size; a line past kMaxLineBytes is copied only that far.
-    while (at < text.size() && block.size() < want) {
-      size_t nl = text.find('\n', at);
-      size_t end = nl == std::string_view::npos ? text.size() : nl;
-      block.append(text.substr(at, std::min(end - at, core::kMaxLineBytes)));
-      if (nl != std::string_view::npos) block.push_back('\n');
-      at = nl == std::string_view::npos ? text.size() : nl + 1;
-    }
+  TextBlocks blocks(text);
+  auto next = [&](std::string& block, std::optional<std::pair<std::string, int>>&) {
+    blocks.next(block, options.blockBytes);
     return true;
   };
   run(diagnoser, matcher, next, options);
+}
+
+void feedSources(core::Diagnoser& diagnoser, const core::Matcher& matcher, const std::function<bool(FeedSource&)>& nextSource,
+                 const std::function<void(size_t)>& begun, FeedOptions options) {
+  FeedSource current;
+  std::optional<StreamBlocks> stream;
+  std::optional<TextBlocks> memory;
+  bool open = false;
+  auto next = [&](std::string& block, std::optional<std::pair<std::string, int>>& begins) {
+    while (true) {
+      if (!open) {
+        current = FeedSource{};
+        if (!nextSource(current)) {
+          block.clear();  // the end of every input
+          return true;
+        }
+        stream.reset();
+        memory.reset();
+        if (current.stream) stream.emplace(*current.stream);
+        else memory.emplace(current.text);
+        open = true;
+        begins.emplace(current.name, current.rank);
+      }
+      if (stream) {
+        if (!stream->next(block, options.blockBytes) && current.failed) *current.failed = true;
+      } else {
+        memory->next(block, options.blockBytes);
+      }
+      if (!block.empty()) return true;
+      open = false;  // this input is read to its end
+      if (begins) return true;  // an empty input still begins
+    }
+  };
+  run(diagnoser, matcher, next, options, begun);
 }
 
 }  // namespace denpex::io

@@ -64,4 +64,22 @@ bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::i
 // The same for text already in memory. A last line without '\n' is read as a line.
 void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options = {});
 
+// One input of feedSources: the name and default rank Diagnoser::beginSource takes, and its
+// text, read from `stream` to its end or, without one, `text`. Either must stay valid until
+// the next input is asked for. A failed read of the stream sets `*failed` (when given).
+struct FeedSource {
+  std::string name;
+  int rank = -1;
+  std::istream* stream = nullptr;
+  std::string_view text;
+  bool* failed = nullptr;
+};
+// Many inputs, one after the other, through one pipeline: the same diagnosis as beginSource and
+// the input's text for each, but a small input costs no start of threads of its own (a folder
+// of a big job holds thousands). `next` gives the next input, or returns false when there is
+// none. `begun(i)` is called on this thread as input i (0-based) begins to be applied; a cancel
+// in `options` stops the reading, between inputs or inside one.
+void feedSources(core::Diagnoser& diagnoser, const core::Matcher& matcher, const std::function<bool(FeedSource&)>& next,
+                 const std::function<void(size_t)>& begun = {}, FeedOptions options = {});
+
 }  // namespace denpex::io

@@ -75,6 +75,8 @@ void Diagnoser::addFacts(std::vector<LineFacts>& lines) {
 
 uint32_t Diagnoser::currentSource() const { return state_->source; }
 
+uint32_t Diagnoser::nextSource() const { return static_cast<uint32_t>(state_->sources.size()); }
+
 int Diagnoser::currentDefaultRank() const {
   return state_->source < state_->sourceRanks.size() ? state_->sourceRanks[state_->source] : -1;
 }

@@ -48,6 +48,8 @@ class Diagnoser {
   // beginSource() or after text that ended with '\n'.
   void addFacts(std::vector<LineFacts>& lines);
   uint32_t currentSource() const;
+  // The index the next beginSource() gives its input.
+  uint32_t nextSource() const;
   int currentDefaultRank() const;
   uint64_t nextLineNo() const;
   // The last line fed when it had a message (a wrapped message may continue on the next line),

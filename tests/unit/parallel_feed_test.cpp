@@ -221,7 +221,6 @@ TEST_F(ParallelFeedTest, FoldersReadInParallelAnswerAsLineByLine) {
         io::FolderFeed feed;
         feed.matcher = rules_->matcher.get();
         feed.options = options(2, blockBytes, saved_);
-        feed.pipelineFrom = 0;  // every file, however small, through the pipeline
         EXPECT_EQ(diagnose(feed, keepTexts), serial) << folder << " (texts " << keepTexts << ", block " << blockBytes << ")";
       }
   }
