@@ -59,10 +59,8 @@ struct Options {
   std::vector<std::string> paths;
 };
 
-// Inputs from this size on are scanned with the Vectorscan prefilter (compiling it takes a few
-// hundred milliseconds of a core; scanning with it saves that much every few tens of megabytes).
-constexpr uintmax_t kPrefilterBytes = 16u << 20;
-// The saved one pays from about this size on.
+// Inputs from this size on are scanned with the Vectorscan prefilter: the saved one of the shipped
+// rules pays from here (rules of one's own are compiled from io::kCompilePrefilterFrom on).
 constexpr uintmax_t kSavedPrefilterBytes = 256u << 10;
 
 int usageError(const std::string& message) {
@@ -151,16 +149,11 @@ int runDiagnose(const std::vector<std::string>& args) {
   for (const auto& path : opt.paths) {
     if (path == "-") continue;
     if (fs::is_regular_file(path, ec)) totalBytes += fs::file_size(path, ec);
-    else if (fs::is_directory(path, ec))  // a folder of per-rank logs: what it holds
-      for (const auto& input : io::logsInFolder(path)) {
-        uintmax_t size = fs::file_size(input.path, ec);
-        if (!ec) totalBytes += size;
-      }
+    else if (fs::is_directory(path, ec)) totalBytes += io::folderLogBytes(path);  // per-rank logs
   }
   if (totalBytes >= kSavedPrefilterBytes) {
     prefilter = std::make_unique<io::LazyPrefilter>(*load.matcher);
-    if (totalBytes >= kPrefilterBytes) prefilter->compile();
-    else prefilter->loadCached();  // other rules compiled for a bigger log before
+    prefilter->prepareFor(totalBytes);  // or, for less, other rules compiled for a bigger log before
     feedOptions.lazyPrefilter = prefilter.get();
   }
 

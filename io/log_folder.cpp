@@ -84,6 +84,16 @@ std::vector<LogInput> logsInFolder(const fs::path& dir, size_t maxLogs, bool* cu
   return out;
 }
 
+uintmax_t folderLogBytes(const fs::path& dir) {
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& input : logsInFolder(dir)) {
+    uintmax_t size = fs::file_size(input.path, ec);
+    if (!ec) total += size;
+  }
+  return total;
+}
+
 std::optional<std::string> readLogInput(const LogInput& input, std::string& error) {
   auto text = readFile(input.path, error);
   if (!text || !input.errorFile) return text;

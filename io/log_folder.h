@@ -35,6 +35,9 @@ struct LogInput {
 constexpr size_t kMaxFolderLogs = 65536;
 std::vector<LogInput> logsInFolder(const std::filesystem::path& dir, size_t maxLogs = kMaxFolderLogs, bool* cut = nullptr);
 
+// The bytes of the logs in a folder (logsInFolder's), for choosing how to read them.
+uintmax_t folderLogBytes(const std::filesystem::path& dir);
+
 // The text to diagnose for an input: the file, or for error.json its recorded traceback.
 std::optional<std::string> readLogInput(const LogInput& input, std::string& error);
 

@@ -21,13 +21,16 @@
 namespace denpex::io {
 namespace {
 
+// An input that begins: its name and default rank, as Diagnoser::beginSource takes them.
+using Begins = std::optional<std::pair<std::string, int>>;
+
 struct Block {
   std::string text;        // whole lines (the input's last line may lack its '\n')
   uint32_t source = 0;     // the diagnoser's index of the input the lines are of
   int defaultRank = -1;
   // Set on the first block of an input of feedSources: the diagnoser begins it before the
   // block's facts (its text may be empty: an empty input is an input too).
-  std::optional<std::pair<std::string, int>> begins;
+  Begins begins;
   size_t beginsIndex = 0;  // which of the inputs fed it begins
   std::string before;      // the raw line before the block's first line (from the block before)
   bool hasBefore = false;
@@ -39,7 +42,7 @@ struct Block {
 
 // Reads the next block of whole lines; an empty text means the input ended. A reader of several
 // inputs sets `begins` (a name and a default rank) on the first block of each.
-using NextBlock = std::function<bool(std::string& text, std::optional<std::pair<std::string, int>>& begins)>;
+using NextBlock = std::function<bool(std::string& text, Begins& begins)>;
 
 // The '\n's in `t`, found with memchr (a byte loop is not vectorised at -O2).
 uint64_t countLines(std::string_view t) {
@@ -225,6 +228,11 @@ void LazyPrefilter::loadCached() {
   ready_.store(value_.get(), std::memory_order_release);
 }
 
+void LazyPrefilter::prepareFor(uintmax_t bytes) {
+  if (bytes >= kCompilePrefilterFrom) compile();
+  else loadCached();
+}
+
 LazyPrefilter::~LazyPrefilter() {
   if (thread_.joinable()) thread_.join();
 }
@@ -321,14 +329,14 @@ class TextBlocks {
 
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
   StreamBlocks blocks(in);
-  auto next = [&](std::string& text, std::optional<std::pair<std::string, int>>&) { return blocks.next(text, options.blockBytes); };
+  auto next = [&](std::string& text, Begins&) { return blocks.next(text, options.blockBytes); };
   bool ok = run(diagnoser, matcher, next, options);
   return ok && !blocks.failed();
 }
 
 void feedText(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::string_view text, FeedOptions options) {
   TextBlocks blocks(text);
-  auto next = [&](std::string& block, std::optional<std::pair<std::string, int>>&) {
+  auto next = [&](std::string& block, Begins&) {
     blocks.next(block, options.blockBytes);
     return true;
   };
@@ -341,7 +349,7 @@ void feedSources(core::Diagnoser& diagnoser, const core::Matcher& matcher, const
   std::optional<StreamBlocks> stream;
   std::optional<TextBlocks> memory;
   bool open = false;
-  auto next = [&](std::string& block, std::optional<std::pair<std::string, int>>& begins) {
+  auto next = [&](std::string& block, Begins& begins) {
     while (true) {
       if (!open) {
         current = FeedSource{};

@@ -23,6 +23,10 @@ namespace denpex::io {
 // rules are the shipped ones (it loads in milliseconds); otherwise, if asked, one compiled on a
 // thread of its own (a few hundred milliseconds of a core), blocks read meanwhile being matched
 // with RE2::Set: the same answers, only slower. `matcher` must outlive it.
+// The input size from which compiling a prefilter for rules of one's own pays: scanning with it
+// saves the compile time every few tens of megabytes.
+constexpr uintmax_t kCompilePrefilterFrom = uintmax_t{16} << 20;
+
 class LazyPrefilter {
  public:
   explicit LazyPrefilter(const core::Matcher& matcher);
@@ -34,6 +38,9 @@ class LazyPrefilter {
   void compile();
   // Takes the one cached on disk for these rules, if there is one (milliseconds; never compiles).
   void loadCached();
+  // For an input of `bytes`: compiles from kCompilePrefilterFrom on, where compiling (a few
+  // hundred milliseconds of a core) pays for itself; below, takes a cached one if there is one.
+  void prepareFor(uintmax_t bytes);
   // Null until there is one.
   const core::Prefilter* get() const { return ready_.load(std::memory_order_acquire); }
 

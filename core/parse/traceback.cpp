@@ -84,8 +84,9 @@ bool exceptionHead(std::string_view msg, std::string_view& type, std::string_vie
 
 // An exception line whose message is on the lines below it: "RuntimeError: " (str(e) began with
 // a newline; an exception with no message at all prints its bare type, without a colon).
+// `msg` is trimmed on the right.
 bool messageBelow(std::string_view msg, const ExceptionRecord& rec) {
-  return !rec.type.empty() && rec.message.empty() && !trimRight(msg).empty() && trimRight(msg).back() == ':';
+  return !rec.type.empty() && rec.message.empty() && !msg.empty() && msg.back() == ':';
 }
 
 bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {

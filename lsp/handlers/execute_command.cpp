@@ -42,8 +42,7 @@ core::Diagnosis diagnoseLong(Server& server, std::string_view text, const std::s
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
   diagnoser.beginSource(name);
   io::LazyPrefilter prefilter(*bundle->matcher);  // the saved one for the shipped rules
-  constexpr size_t kCompileFrom = 16u << 20;      // other rules: worth compiling for big texts
-  if (text.size() >= kCompileFrom) prefilter.compile();
+  prefilter.prepareFor(text.size());              // other rules: compiled for big texts
   io::FeedOptions feed;
   feed.lazyPrefilter = &prefilter;
   feed.cancel = &request.cancelled();
@@ -78,14 +77,7 @@ json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest
   // Each file on every core, through the saved prefilter of the shipped rules (other rules: a
   // compiled one, when the folder is big enough to be worth it).
   io::LazyPrefilter prefilter(*bundle->matcher);
-  std::error_code sizeError;
-  uintmax_t total = 0;
-  for (const auto& input : io::logsInFolder(path)) {
-    uintmax_t size = fs::file_size(input.path, sizeError);
-    if (!sizeError) total += size;
-  }
-  constexpr uintmax_t kCompileFrom = 16u << 20;
-  if (total >= kCompileFrom) prefilter.compile();
+  prefilter.prepareFor(io::folderLogBytes(path));
   feed.matcher = bundle->matcher.get();
   feed.options.lazyPrefilter = &prefilter;
   feed.progress = [&](size_t done, size_t total, const std::string& name) {

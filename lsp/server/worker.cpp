@@ -68,7 +68,7 @@ void DiagnosisWorker::diagnose(const std::string& uri) {
   const std::string_view all = text->view();
   // Text is read on every core, with the prefilter saved for the shipped rules from 256 KiB on;
   // for other rules one is compiled from 16 MiB on (it costs a few hundred milliseconds).
-  constexpr size_t kChunk = 16u << 20, kSavedPrefilterFrom = 256u << 10, kCompileFrom = 16u << 20;
+  constexpr size_t kChunk = 16u << 20, kSavedPrefilterFrom = 256u << 10;
   io::FeedOptions feed;
   size_t toRead = all.size() - inc.fedSize;
   if (toRead >= kSavedPrefilterFrom) {
@@ -76,8 +76,7 @@ void DiagnosisWorker::diagnose(const std::string& uri) {
       prefilter_ = std::make_unique<io::LazyPrefilter>(*bundle->matcher);
       prefilterRules_ = bundle;
     }
-    if (toRead >= kCompileFrom) prefilter_->compile();
-    else prefilter_->loadCached();
+    prefilter_->prepareFor(toRead);
     feed.lazyPrefilter = prefilter_.get();
   }
   for (size_t at = inc.fedSize; at < all.size();) {
