@@ -12,15 +12,14 @@ RE2::Options Matcher::patternOptions() {
   return opts;
 }
 
-Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED) {
+Matcher::Matcher(const RuleSet& rules) {
   for (size_t r = 0; r < rules.rules().size(); ++r) {
     const Rule& rule = *rules.rules()[r];
     for (size_t s = 0; s < rule.signals.size(); ++s) {
       const Signal& sig = rule.signals[s];
+      // A pattern RE2 cannot parse was rejected by the loader (or, for the shipped rules, at
+      // build time): every one here parses.
       if (sig.pattern.empty()) continue;
-      // A pattern the set cannot parse is left out (the loader has rejected it already).
-      std::string error;
-      if (set_.Add(sig.pattern, &error) < 0) continue;
       owners_.emplace_back(r, static_cast<int>(s));
       auto pattern = std::make_unique<Pattern>();
       pattern->text = sig.pattern;
@@ -28,11 +27,32 @@ Matcher::Matcher(const RuleSet& rules) : set_(patternOptions(), RE2::UNANCHORED)
       patterns_.push_back(std::move(pattern));
     }
   }
-  compiled_ = set_.Compile();
 }
 
 Matcher::~Matcher() {
   for (auto& p : patterns_) delete p->compiled.load();
+  delete set_.load();
+}
+
+const RE2::Set* Matcher::set() const {
+  const CompiledSet* compiled = set_.load(std::memory_order_acquire);
+  if (compiled) return compiled->ok ? &compiled->set : nullptr;
+  auto* fresh = new CompiledSet;
+  fresh->ok = true;
+  for (const auto& p : patterns_) {
+    std::string error;
+    // The set's indices are the patterns' own: one it could not take (the constructor says why
+    // that cannot happen) holds its place with a class that matches nothing.
+    if (fresh->set.Add(p->text, &error) < 0 && fresh->set.Add("[^\\x00-\\x{10FFFF}]", &error) < 0) fresh->ok = false;
+  }
+  fresh->ok = fresh->ok && fresh->set.Compile();
+  // Two threads may compile it at once; one keeps its copy, the other's is dropped.
+  const CompiledSet* expected = nullptr;
+  if (!set_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+    delete fresh;
+    fresh = const_cast<CompiledSet*>(expected);
+  }
+  return fresh->ok ? &fresh->set : nullptr;
 }
 
 const RE2& Matcher::regex(size_t pattern) const {
@@ -71,8 +91,9 @@ void Matcher::match(std::string_view message, std::vector<Hit>& out) const {
   thread_local std::vector<int> indices;  // no allocation per line; the Matcher stays shareable
   indices.clear();
   RE2::Set::ErrorInfo info{RE2::Set::kNoError};
-  bool any = compiled_ && set_.Match(re2::StringPiece(message.data(), message.size()), &indices, &info);
-  if (!compiled_ || (!any && info.kind != RE2::Set::kNoError)) {
+  const RE2::Set* all = set();
+  bool any = all && all->Match(re2::StringPiece(message.data(), message.size()), &indices, &info);
+  if (!all || (!any && info.kind != RE2::Set::kNoError)) {
     // Out of memory (or an uncompiled set): a miss must not look like "no match".
     for (size_t p = 0; p < patterns_.size(); ++p) addHit(p, message, out);
     return;

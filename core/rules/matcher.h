@@ -2,7 +2,8 @@
 //
 // One RE2::Set over all pattern signals says which signals a message hits; only those signals'
 // own RE2s then run to find the span and the named captures. A Matcher is immutable after
-// construction and may be shared between threads.
+// construction (it compiles what it needs on first use, thread-safely) and may be shared between
+// threads.
 #pragma once
 
 #include <re2/re2.h>
@@ -36,6 +37,8 @@ class Matcher {
 
   // Appends the hits of `message` to `out`, ordered by (rule, signal). Never fails: when the
   // set runs out of memory on a pathological line, each pattern is tried one by one instead.
+  // The first call compiles the set (about ten milliseconds for the shipped rules): a caller with
+  // a prefilter (prefilter.h) asks matchCandidates() instead and never pays for it.
   void match(std::string_view message, std::vector<Hit>& out) const;
 
   // Like match(), trying only the patterns in `candidates` (ascending indices below
@@ -53,14 +56,21 @@ class Matcher {
   // A pattern's own RE2, compiled the first time a line needs its span and captures (most
   // patterns never match, and compiling all of them cost half of start-up). Thread-safe.
   const RE2& regex(size_t pattern) const;
+  // The set of every pattern, compiled the first time a message is matched without candidates:
+  // most diagnoses have a prefilter and never ask for it, and compiling it was most of start-up.
+  // Null when it could not be compiled. Thread-safe.
+  const RE2::Set* set() const;
 
   struct Pattern {
     std::string text;
     std::shared_ptr<const RE2> given;                // compiled by the loader, when it did
     mutable std::atomic<const RE2*> compiled{nullptr};  // else compiled here, once
   };
-  RE2::Set set_;
-  bool compiled_ = false;
+  struct CompiledSet {
+    RE2::Set set{patternOptions(), RE2::UNANCHORED};
+    bool ok = false;
+  };
+  mutable std::atomic<const CompiledSet*> set_{nullptr};
   std::vector<std::pair<size_t, int>> owners_;  // pattern index -> (rule, signal)
   std::vector<std::unique_ptr<Pattern>> patterns_;
 };
