@@ -12,8 +12,6 @@
 
 namespace denpex::core {
 
-// `prev` is long, and `next` starts no record of its own (no timestamp, no other rank's prefix,
-// no traceback line, not the same kind of record as `prev`: "step 12 | loss ..." twice).
 const std::vector<PrefilterLiteral>& lineLiterals() {
   static const std::vector<PrefilterLiteral> kLiterals = [] {
     std::vector<PrefilterLiteral> out;
@@ -31,12 +29,16 @@ std::unique_ptr<Prefilter> makeLinePrefilter(const Matcher& matcher, std::string
   return std::make_unique<Prefilter>(matcher, lineLiterals(), portable);
 }
 
+// `prev` is long, and `next` starts no record of its own (no timestamp, no other rank's prefix,
+// no traceback line, no progress bar, not the same kind of record as `prev`: "step 12 | loss ..."
+// twice).
 bool continuesLine(const ParsedLine& prev, const ParsedLine& next) {
   std::string_view p = prev.message(), n = next.message();
   if (p.size() < 50 || next.source != prev.source || !next.timestamp.empty()) return false;
   if (next.messageBegin > 0 && next.rank != prev.rank) return false;
   std::string_view t = text::trim(n);
   if (t.empty() || text::startsWith(t, "File \"") || text::startsWith(t, "Traceback (most recent call last)")) return false;
+  if (isProgressBar(t)) return false;  // tqdm wrote it whole
   auto firstWord = [](std::string_view s) { return s.substr(0, std::min(s.find(' '), size_t{16})); };
   return firstWord(text::trim(p)) != firstWord(t);
 }

@@ -204,6 +204,21 @@ void stripPasteNoise(CleanLine& line) {
 
 }  // namespace
 
+bool isProgressBar(std::string_view message) {
+  std::string_view t = text::trim(message);
+  if (t.size() < 12 || t.back() != ']') return false;
+  // The bar: a percentage, then the bar between two '|'; then the counts and, in the brackets
+  // that end the line, the rate.
+  size_t bar = t.find("%|");
+  if (bar == std::string_view::npos) return false;
+  size_t barEnd = t.find('|', bar + 2);
+  if (barEnd == std::string_view::npos) return false;
+  size_t open = t.rfind('[');
+  if (open == std::string_view::npos || open < barEnd) return false;
+  std::string_view brackets = t.substr(open);
+  return brackets.find("it/s") != std::string_view::npos || brackets.find("s/it") != std::string_view::npos;
+}
+
 ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo) {
   ParsedLine out;
   parseLineInto(raw, source, lineNo, out);

@@ -44,6 +44,12 @@ ParsedLine parseLine(std::string_view raw, uint32_t source, uint64_t lineNo);
 // so `out` is valid while `raw` is. A copy of it owns its bytes.
 void parseLineInto(std::string_view raw, uint32_t source, uint64_t lineNo, ParsedLine& out);
 
+// Whether `message` is a tqdm progress bar and nothing else: "  5%|▍   | 200/4443 [11:11<25:23,
+// 2.1s/it]", a description before it and a postfix in its brackets included ("Epoch 0:  12%|█▏ |
+// 12/100 [00:01<00:08, 10.5it/s, loss=2.31]"). tqdm writes each bar whole, so a bar is never the
+// rest of a line that a terminal wrapped.
+bool isProgressBar(std::string_view message);
+
 // Masks the secrets in the line's clean text (see secrets.h), keeping its length, so offsets and
 // the mapping to raw columns stay right; the line then owns its text. Returns whether anything
 // was masked.

@@ -249,6 +249,21 @@ TEST_F(DiagnoserTest, WrappedMessagesAreMatchedAcrossTheBreak) {
   EXPECT_EQ(d.findings[0].evidence.front().line, 0u);
 }
 
+// tqdm writes each progress bar whole: a bar after a long line (the Trainer's metrics dict, then
+// its bar, as every Hugging Face run prints them) is no rest of that line.
+TEST(ContinuedLines, AProgressBarIsNoContinuation) {
+  ParsedLine dict = parseLine("[rank0]:{'loss': 0.6610, 'grad_norm': 0.1210, 'learning_rate': 1e-05, 'epoch': 0.18}", 0, 0);
+  for (const char* bar : {"[rank0]: 91%|#####     | 5591/100000 [00:01<00:00, 20.1it/s]",
+                          "[rank0]:Epoch 0:  12%|#2        | 12/100 [00:01<00:08, 10.5it/s, loss=2.31, v_num=0]",
+                          "[rank0]:  3%|3         | 3/100 [01:02<33:10, 20.52s/it]"}) {
+    EXPECT_TRUE(isProgressBar(parseLine(bar, 0, 1).message())) << bar;
+    EXPECT_FALSE(continuesLine(dict, parseLine(bar, 0, 1))) << bar;
+  }
+  EXPECT_TRUE(continuesLine(dict, parseLine("[rank0]:s before timing out.", 0, 1)));
+  for (const char* other : {"| 5/100 [00:01<00:08, 10.5it/s]", "50%|#####", "loss 0.5 [1.0it/s]", "a|b 100%|c| [x]"})
+    EXPECT_FALSE(isProgressBar(other)) << other;
+}
+
 // torchrun without --tee: the agent's own line says which rank the OOM killer took.
 TEST_F(DiagnoserTest, AnUnprefixedLogStillNamesTheKilledRank) {
   auto d = run("WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 101 closing signal SIGTERM\n"
