@@ -195,6 +195,57 @@ size_t nextKeyStart(std::string_view s, size_t at) {
 
 }  // namespace
 
+#if defined(__SSE2__)
+// Each key's bytes, padded to 16, and the bits of its length: one compare tests a key at once.
+struct KeyVector {
+  alignas(16) char bytes[16] = {};
+  int lengthBits = 0;
+};
+constexpr std::array<KeyVector, kKeys.size()> kKeyVectors = [] {
+  std::array<KeyVector, kKeys.size()> out{};
+  for (size_t k = 0; k < kKeys.size(); ++k) {
+    for (size_t i = 0; i < kKeys[k].text.size(); ++i) out[k].bytes[i] = kKeys[k].text[i];
+    out[k].lengthBits = (1 << kKeys[k].text.size()) - 1;
+  }
+  return out;
+}();
+static_assert(std::all_of(kKeys.begin(), kKeys.end(), [](const Key& k) { return k.text.size() <= 15; }));
+#endif
+
+// Whether the key `k` starts at s[at], without case: sixteen bytes at once when the line has
+// them (upper-case letters folded to lower case alone, so '_' and ' ' stay themselves).
+class KeyTester {
+ public:
+  KeyTester(std::string_view s, size_t at) : s_(s), at_(at) {
+#if defined(__SSE2__)
+    wide_ = s.size() - at >= 16;
+    if (wide_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
+      __m128i upper = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - 'A'))), _mm_set1_epi8(static_cast<char>(-128 + 26)));
+      folded_ = _mm_or_si128(v, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
+    }
+#endif
+  }
+  bool startsWith(uint8_t k) const {
+#if defined(__SSE2__)
+    if (wide_) {
+      const KeyVector& key = kKeyVectors[k];
+      int same = _mm_movemask_epi8(_mm_cmpeq_epi8(folded_, _mm_load_si128(reinterpret_cast<const __m128i*>(key.bytes))));
+      return (same & key.lengthBits) == key.lengthBits;
+    }
+#endif
+    return startsWithLower(s_, at_, kKeys[k].text);
+  }
+
+ private:
+  std::string_view s_;
+  size_t at_;
+#if defined(__SSE2__)
+  bool wide_ = false;
+  __m128i folded_;
+#endif
+};
+
 MetricSample extractMetrics(std::string_view message) {
   MetricSample sample;
   if (message.size() > 4096) message = message.substr(0, 4096);
@@ -203,10 +254,11 @@ MetricSample extractMetrics(std::string_view message) {
   // value after the first one that fits, and record it unless that field was already set.
   for (size_t at = nextKeyStart(s, 0); at < s.size(); at = nextKeyStart(s, at + 1)) {
     char first = lowerAscii(s[at]);
+    const KeyTester tester(s, at);
     for (uint8_t k : kKeysByFirst[static_cast<unsigned char>(first)]) {
       if (k == kNoKey) break;
       const Key& key = kKeys[k];
-      if (!startsWithLower(s, at, key.text)) continue;
+      if (!tester.startsWith(k)) continue;
       size_t after = at + key.text.size();
       if (after < s.size() && (isIdent(s[after]) || s[after] == '/')) continue;
       if (key.field == Field::kLoss && evalWordBefore(s, at)) continue;

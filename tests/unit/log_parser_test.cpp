@@ -113,6 +113,27 @@ TEST(LogParser, MetricsOtherFormats) {
   EXPECT_DOUBLE_EQ(*ds.lossScale, 65536);
 }
 
+// Keys match without case, whether sixteen bytes follow them (compared at once) or fewer (the end
+// of the line, compared byte by byte); a key that goes on as a longer word is no key.
+TEST(LogParser, MetricKeysWithoutCaseNearAndFarFromTheLineEnd) {
+  MetricSample wide = extractMetrics("Train_Loss: 0.25 | Grad Norm: 1.5 | Learning_Rate: 3e-4 | Loss Scale: 1024 | Step: 7 of 9");
+  ASSERT_TRUE(wide.loss && wide.gradNorm && wide.lr && wide.lossScale && wide.step);
+  EXPECT_DOUBLE_EQ(*wide.loss, 0.25);
+  EXPECT_DOUBLE_EQ(*wide.gradNorm, 1.5);
+  EXPECT_DOUBLE_EQ(*wide.lr, 3e-4);
+  EXPECT_DOUBLE_EQ(*wide.lossScale, 1024);
+  EXPECT_EQ(*wide.step, 7);
+  MetricSample tail = extractMetrics("LOSS=nan");
+  ASSERT_TRUE(tail.loss);
+  EXPECT_TRUE(std::isnan(*tail.loss));
+  MetricSample lr = extractMetrics("epoch 3 LR 0.1");
+  ASSERT_TRUE(lr.lr);
+  EXPECT_DOUBLE_EQ(*lr.lr, 0.1);
+  EXPECT_FALSE(extractMetrics("lossy_compression 0.5 and losses later").loss);
+  EXPECT_FALSE(extractMetrics("LRScheduler 0.5").lr);
+  EXPECT_FALSE(extractMetrics("loss").loss);
+}
+
 TEST(LogParser, EvaluationLossesAreNotTrainingLosses) {
   EXPECT_FALSE(extractMetrics("{'eval_loss': nan, 'epoch': 1.0}").loss);
   EXPECT_FALSE(extractMetrics("| end of epoch 1 | valid loss   nan |").loss);
