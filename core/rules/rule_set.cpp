@@ -80,7 +80,7 @@ std::vector<RuleError> RuleSet::add(const std::vector<RuleSource>& sources, Rule
       put(std::move(rule.value()), RuleOrigin::kShipped);
       continue;
     }
-    const std::string& target = rule->overrides;
+    const std::string target = rule->overrides;  // a copy: the rule is moved into the set below
     if (!target.empty()) {
       auto shipped = origin_.find(target);
       if (shipped == origin_.end()) {

@@ -153,6 +153,20 @@ TEST(RuleLoader, AUserRuleReplacesAShippedRuleOnlyWhenItSaysSo) {
   EXPECT_EQ(errors[0].message, "'overrides: no-such-rule' names no shipped rule; this file is skipped");
 }
 
+// An override under an id of its own takes the shipped rule's place: the shipped one is gone.
+TEST(RuleLoader, AnOverrideWithAnotherIdReplacesTheShippedRuleInPlace) {
+  RuleSet set;
+  ASSERT_TRUE(set.add({{"<builtin>/t/my-rule.yaml", kGood}}, RuleOrigin::kShipped).empty());
+  std::string variant = kGood;
+  variant.replace(variant.find("id: my-rule"), 11, "id: my-variant");
+  EXPECT_TRUE(set.add({{"user/my-variant.yaml", variant + "overrides: my-rule\n"}}, RuleOrigin::kUser).empty());
+  ASSERT_EQ(set.rules().size(), 1u);
+  EXPECT_EQ(set.rules()[0]->id, "my-variant");
+  EXPECT_EQ(set.find("my-rule"), nullptr);
+  ASSERT_EQ(set.overridden().size(), 1u);
+  EXPECT_EQ(set.overridden()[0], "my-rule (by user/my-variant.yaml)");
+}
+
 TEST(RuleLoader, TwoUserRulesWithOneIdAreAnErrorAcrossFolders) {
   RuleSet set;
   std::string other = kGood;
