@@ -2,11 +2,16 @@
 #include "io/cache_files.h"
 
 #include <fcntl.h>
+#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace denpex::io {
 
@@ -82,6 +87,54 @@ bool writeCacheFile(const std::string& name, std::string_view bytes) {
     return false;
   }
   return true;
+}
+
+void keepNewestCacheFiles(std::string_view prefix, size_t keep) {
+  auto dir = privateDir(false);
+  if (!dir) return;
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(*dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".bin") files.emplace_back(e.last_write_time(ec), e.path());
+  }
+  if (files.size() <= keep) return;
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i].second, ec);
+}
+
+std::string_view thisBuild() {
+  static const std::string id = [] {
+    std::string out;
+    // The first object dl_iterate_phdr names is the executable itself (a static one too).
+    dl_iterate_phdr(
+        [](struct dl_phdr_info* info, size_t, void* data) -> int {
+          auto& found = *static_cast<std::string*>(data);
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_NOTE) continue;
+            const char* at = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+            const char* end = at + ph.p_memsz;
+            while (static_cast<size_t>(end - at) >= sizeof(ElfW(Nhdr))) {
+              ElfW(Nhdr) note;
+              std::memcpy(&note, at, sizeof note);
+              const char* name = at + sizeof note;
+              const char* desc = name + ((note.n_namesz + 3) & ~3u);
+              const char* next = desc + ((note.n_descsz + 3) & ~3u);
+              if (next > end || next < desc) break;
+              if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                found.assign(desc, note.n_descsz);
+                return 1;
+              }
+              at = next;
+            }
+          }
+          return 1;
+        },
+        &out);
+    return out;
+  }();
+  return id;
 }
 
 }  // namespace denpex::io

@@ -1,5 +1,6 @@
 // Files in denpex's cache folder, read and written safely whatever else shares the folder: the
-// compiled prefilters (prefilter_cache.h) and what nvidia-smi said (machine_probe.h).
+// compiled prefilters (prefilter_cache.h), parsed rule folders (rule_cache.h) and what nvidia-smi
+// said (machine_probe.h).
 //
 // Where: $XDG_CACHE_HOME/denpex, else $HOME/.cache/denpex; DENPEX_CACHE_DIR overrides both, and
 // DENPEX_CACHE_DIR=off turns the cache off. Only a folder and files owned by this user and
@@ -25,5 +26,12 @@ std::optional<std::string> readCacheFile(const std::string& name, size_t maxByte
 
 // Writes the cache file `name` whole, creating the folder; false when it could not.
 bool writeCacheFile(const std::string& name, std::string_view bytes);
+
+// Removes all but the newest `keep` cache files whose names start with `prefix`.
+void keepNewestCacheFiles(std::string_view prefix, size_t keep);
+
+// The build-id of the running denpex (the linker's hash of its code and data), empty when it has
+// none: what is cached from this build's own reading of files is valid for this build alone.
+std::string_view thisBuild();
 
 }  // namespace denpex::io

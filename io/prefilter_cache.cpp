@@ -1,7 +1,6 @@
 // Compiled prefilters cached on disk (see prefilter_cache.h).
 #include "io/prefilter_cache.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <system_error>
@@ -73,19 +72,7 @@ bool storeCachedPrefilter(const core::Matcher& matcher, const std::vector<core::
   out += key;
   out += saved;
   if (out.size() > kMaxFileBytes || !writeCacheFile(fileFor(matcher, literals), out)) return false;
-  auto dir = cacheDir();
-  if (!dir) return true;
-  std::error_code ec;
-  // Keep the newest kMaxFiles.
-  std::vector<std::pair<fs::file_time_type, fs::path>> files;
-  for (const auto& e : fs::directory_iterator(*dir, ec)) {
-    std::string name = e.path().filename().string();
-    if (name.rfind("prefilter-", 0) == 0 && e.path().extension() == ".bin") files.emplace_back(e.last_write_time(ec), e.path());
-  }
-  if (files.size() > kMaxFiles) {
-    std::sort(files.begin(), files.end());
-    for (size_t i = 0; i + kMaxFiles < files.size(); ++i) fs::remove(files[i].second, ec);
-  }
+  keepNewestCacheFiles("prefilter-", kMaxFiles);
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/rules/rule_bundle.h"
 #include "io/files.h"
+#include "io/rule_cache.h"
 
 namespace denpex::io {
 
@@ -68,7 +69,7 @@ LoadedRules loadRules(const RuleLoadOptions& options) {
   }
   for (const auto& d : dirs) {
     auto sources = readRuleDir(d, load.errors);
-    auto errs = load.rules.add(sources, core::RuleOrigin::kUser);
+    auto errs = load.rules.add(parseRuleFilesCached(sources), core::RuleOrigin::kUser);
     load.errors.insert(load.errors.end(), errs.begin(), errs.end());
     size_t count = 0;
     for (const auto& s : sources)

@@ -4,9 +4,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace denpex::core::text {
+
+// FNV-1a, 64 bits, over `s`, continuing from `h`: the same value on every platform and build.
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
+inline uint64_t fnv1a(std::string_view s, uint64_t h = kFnvOffset) {
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
 
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

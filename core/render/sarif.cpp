@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/base/text.h"
 #include "core/parse/log_text.h"
 #include "core/render/report.h"
 #include "core/render/wording.h"
@@ -47,8 +48,7 @@ bool ascii(std::string_view s) {
 
 // FNV-1a, 64 bits: the same fingerprint on every platform and every build.
 std::string fingerprint(std::string_view key) {
-  uint64_t h = 1469598103934665603ull;
-  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  uint64_t h = text::fnv1a(key);
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
   return out;

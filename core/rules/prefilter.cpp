@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/base/text.h"
+
 namespace denpex::core {
 
 namespace {
@@ -111,11 +113,8 @@ bool get(std::string_view& in, uint64_t& v) {
 
 uint64_t Prefilter::fingerprint(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals) {
   // FNV-1a over every pattern and literal, each ended by a NUL (which none contains).
-  uint64_t h = 1469598103934665603ull;
-  auto add = [&](std::string_view s) {
-    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    h = (h ^ 0u) * 1099511628211ull;
-  };
+  uint64_t h = text::kFnvOffset;
+  auto add = [&](std::string_view s) { h = text::fnv1a(std::string_view("\0", 1), text::fnv1a(s, h)); };
   for (size_t i = 0; i < matcher.patternCount(); ++i) add(matcher.patternText(i));
   add("--literals--");
   for (const auto& l : literals) {

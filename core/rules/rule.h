@@ -188,6 +188,9 @@ class RuleSet {
   // the errors; rules that failed are skipped, the others are added. Not thread-safe; a RuleSet
   // that is no longer changed may be read from any thread.
   std::vector<RuleError> add(const std::vector<RuleSource>& sources, RuleOrigin origin = RuleOrigin::kUser);
+  // The same for files parsed already (parseRuleFiles, or a cache of its results): their
+  // problems come first in the errors, file by file, as add() reports them.
+  std::vector<RuleError> add(std::vector<struct ParsedRuleFile> files, RuleOrigin origin = RuleOrigin::kUser);
   // Rules already parsed (the built-in bundle), shipped.
   void addParsed(std::vector<Rule> rules);
 
@@ -210,6 +213,16 @@ class RuleSet {
 // line) to `errors`; warnings that do not stop the rule from loading are appended too. Pure:
 // reads only `source`; safe from any thread.
 Expected<Rule> parseRule(const RuleSource& source, std::vector<RuleError>& errors);
+
+// One rule file as parsed: its rule, when it loads, and the problems found in it (why it failed,
+// or warnings beside a rule that loads).
+struct ParsedRuleFile {
+  std::string path;
+  std::optional<Rule> rule;
+  std::vector<RuleError> errors;
+};
+// parseRule for each source, in order. Pure; safe from any thread.
+std::vector<ParsedRuleFile> parseRuleFiles(const std::vector<RuleSource>& sources);
 
 // The rules compiled into the binary, sorted by path. The texts are static; never fails.
 std::vector<RuleSource> builtinRuleSources();

@@ -11,12 +11,14 @@ namespace denpex::core {
 namespace {
 
 constexpr std::string_view kMagic = "denpex-rules-4\n";
+constexpr std::string_view kParsedMagic = "denpex-parsed-rule-files-1\n";
 
 // A tripwire for the one place that lists the fields: a field added to one of these structs
 // changes its size, and must be added to fields() below (and kMagic's version raised).
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(Rule) == 824 && sizeof(Signal) == 136 && sizeof(Condition) == 32 && sizeof(EditSpec) == 240 &&
-                  sizeof(Example) == 64 && sizeof(Symptom) == 64 && sizeof(Reference) == 64,
+                  sizeof(Example) == 64 && sizeof(Symptom) == 64 && sizeof(Reference) == 64 && sizeof(RuleError) == 72 &&
+                  sizeof(ParsedRuleFile) == 888,
               "a rule struct changed: list its new field in fields() in rule_bundle.cpp");
 #endif
 
@@ -45,6 +47,14 @@ void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, EditSpec
 template <class A, class E>
 void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, Example> {
   a(e.name), a(e.text);
+}
+template <class A, class E>
+void fields(A& a, E& e) requires std::is_same_v<std::remove_const_t<E>, RuleError> {
+  a(e.file), a(e.line), a(e.message);
+}
+template <class A, class F>
+void fields(A& a, F& f) requires std::is_same_v<std::remove_const_t<F>, ParsedRuleFile> {
+  a(f.path), a(f.rule), a(f.errors);
 }
 template <class A, class R>
 void fields(A& a, R& r) requires std::is_same_v<std::remove_const_t<R>, Rule> {
@@ -193,6 +203,22 @@ Expected<std::vector<Rule>> decodeRules(std::string_view bytes) {
   }
   if (r.failed || !r.atEnd()) return Error{"the rule bundle is cut short or damaged"};
   return rules;
+}
+
+std::string encodeParsedRuleFiles(const std::vector<ParsedRuleFile>& files) {
+  Writer w;
+  w.out.append(kParsedMagic);
+  w(files);
+  return std::move(w.out);
+}
+
+Expected<std::vector<ParsedRuleFile>> decodeParsedRuleFiles(std::string_view bytes) {
+  if (bytes.substr(0, kParsedMagic.size()) != kParsedMagic) return Error{"not a list of parsed rule files of this version"};
+  Reader r(bytes.substr(kParsedMagic.size()));
+  std::vector<ParsedRuleFile> files;
+  r(files);
+  if (r.failed || !r.atEnd()) return Error{"the parsed rule files are cut short or damaged"};
+  return files;
 }
 
 }  // namespace denpex::core

@@ -19,6 +19,11 @@ std::string encodeRules(const std::vector<std::shared_ptr<const Rule>>& rules);
 // Signals come without compiled regexes: the Matcher compiles them.
 Expected<std::vector<Rule>> decodeRules(std::string_view bytes);
 
+// Parsed rule files (their rules and their problems) to bytes and back, in the same format: what
+// a cache of parsed rule folders holds. Fails on bytes that are not such a list of this version.
+std::string encodeParsedRuleFiles(const std::vector<ParsedRuleFile>& files);
+Expected<std::vector<ParsedRuleFile>> decodeParsedRuleFiles(std::string_view bytes);
+
 // The bundle built from rules/ (generated at build time).
 std::string_view builtinRuleBundle();
 // The shipped rules' line prefilter (Prefilter::save), compiled at build time for any x86-64.

@@ -361,4 +361,14 @@ Expected<Rule> parseRule(const RuleSource& source, std::vector<RuleError>& error
   }
 }
 
+std::vector<ParsedRuleFile> parseRuleFiles(const std::vector<RuleSource>& sources) {
+  std::vector<ParsedRuleFile> out(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    out[i].path = sources[i].path;
+    auto rule = parseRule(sources[i], out[i].errors);
+    if (rule) out[i].rule = std::move(rule.value());
+  }
+  return out;
+}
+
 }  // namespace denpex::core

@@ -61,10 +61,15 @@ int Rule::signalIndex(const std::string& name) const {
 }
 
 std::vector<RuleError> RuleSet::add(const std::vector<RuleSource>& sources, RuleOrigin origin) {
+  return add(parseRuleFiles(sources), origin);
+}
+
+std::vector<RuleError> RuleSet::add(std::vector<ParsedRuleFile> files, RuleOrigin origin) {
   std::vector<RuleError> errors;
   std::map<std::string, std::string> batch;  // id -> file, for the rules of this call
-  for (const auto& source : sources) {
-    auto rule = parseRule(source, errors);
+  for (auto& source : files) {
+    errors.insert(errors.end(), source.errors.begin(), source.errors.end());
+    auto& rule = source.rule;
     if (!rule) continue;
     auto [first, fresh] = batch.emplace(rule->id, source.path);
     if (!fresh) {

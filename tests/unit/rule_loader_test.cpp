@@ -349,3 +349,32 @@ TEST(RuleBundle, DamagedBytesAreAnErrorNotACrash) {
   std::string huge = bundle.substr(0, 15) + std::string(8, '\xff');  // a count far past the end
   EXPECT_FALSE(denpex::core::decodeRules(huge));
 }
+
+// Parsed rule files (what the rule cache holds) come back as they went: the rules, the files that
+// failed with their errors, the warnings beside a rule that loaded.
+TEST(RuleBundle, ParsedRuleFilesRoundTripWithTheirErrors) {
+  std::vector<denpex::core::RuleSource> sources;
+  for (const auto& s : denpex::core::builtinRuleSources()) {
+    sources.push_back(s);
+    if (sources.size() == 3) break;
+  }
+  sources.push_back({"broken.yaml", "id: [\n"});
+  auto parsed = denpex::core::parseRuleFiles(sources);
+  ASSERT_EQ(parsed.size(), 4u);
+  ASSERT_TRUE(parsed[0].rule);
+  ASSERT_FALSE(parsed[3].rule);
+  ASSERT_FALSE(parsed[3].errors.empty());
+  std::string bytes = denpex::core::encodeParsedRuleFiles(parsed);
+  auto decoded = denpex::core::decodeParsedRuleFiles(bytes);
+  ASSERT_TRUE(decoded) << decoded.error();
+  EXPECT_EQ(denpex::core::encodeParsedRuleFiles(*decoded), bytes);
+  ASSERT_EQ(decoded->size(), 4u);
+  EXPECT_EQ((*decoded)[0].rule->id, parsed[0].rule->id);
+  EXPECT_EQ((*decoded)[3].errors[0].format(), parsed[3].errors[0].format());
+  denpex::core::RuleSet a, b;
+  EXPECT_EQ(a.add(parsed).size(), 1u);
+  EXPECT_EQ(b.add(std::move(*decoded)).size(), 1u);
+  EXPECT_EQ(denpex::core::encodeRules(a.rules()), denpex::core::encodeRules(b.rules()));
+  EXPECT_FALSE(denpex::core::decodeParsedRuleFiles(bytes.substr(0, bytes.size() - 1)));
+  EXPECT_FALSE(denpex::core::decodeParsedRuleFiles(denpex::core::encodeRules(a.rules())));
+}
