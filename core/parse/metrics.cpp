@@ -59,27 +59,68 @@ bool startsWithLower(std::string_view s, size_t at, std::string_view word) {
   return true;
 }
 
-// The length of a plain decimal number at the start of `w` ("-1.5e-03", ".5", "42"), 0 when
-// `w` starts with anything else (hexadecimal, nan, inf, no digit).
-size_t plainDecimal(std::string_view w) {
+// A plain decimal number at the start of `w` ("-1.5e-03", ".5", "42"): its length (0 when `w`
+// starts with anything else: hexadecimal, nan, inf, no digit) and, where Clinger's fast path
+// gives it exactly, its value. That path takes at most 15 significant digits and a power of ten
+// up to 22, both exact doubles, so one multiplication or division rounds once, as from_chars
+// does; it is nearly every number a training loop prints, read in the same pass that measures it.
+struct PlainDecimal {
+  size_t length = 0;
+  bool exact = false;
+  double value = 0;
+};
+PlainDecimal plainDecimal(std::string_view w) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  PlainDecimal out;
   size_t k = 0;
-  if (k < w.size() && (w[k] == '-' || w[k] == '+')) ++k;
+  bool negative = false;
+  if (k < w.size() && (w[k] == '-' || w[k] == '+')) negative = w[k++] == '-';
+  uint64_t mantissa = 0;
+  int significant = 0, scale = 0;  // significant digits read; digits after the point
   size_t digits = 0;
-  while (k < w.size() && isDigit(w[k])) ++k, ++digits;
-  if (digits == 1 && k < w.size() && (w[k] == 'x' || w[k] == 'X') && w[k - 1] == '0') return 0;  // 0x...: hexadecimal
+  auto take = [&](char c) {
+    if (mantissa == 0 && c == '0') return;  // a leading zero is no significant digit
+    ++significant;
+    if (significant <= 15) mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
+  };
+  while (k < w.size() && isDigit(w[k])) take(w[k++]), ++digits;
+  if (digits == 1 && k < w.size() && (w[k] == 'x' || w[k] == 'X') && w[k - 1] == '0') return out;  // 0x...: hexadecimal
   if (k < w.size() && w[k] == '.') {
     ++k;
-    while (k < w.size() && isDigit(w[k])) ++k, ++digits;
+    while (k < w.size() && isDigit(w[k])) take(w[k++]), ++digits, ++scale;
   }
-  if (digits == 0) return 0;
+  if (digits == 0) return out;
+  int exponent = 0;
+  bool exponentExact = true;
   if (k < w.size() && (w[k] == 'e' || w[k] == 'E')) {
     size_t e = k + 1;
-    if (e < w.size() && (w[e] == '-' || w[e] == '+')) ++e;
+    bool minus = false;
+    if (e < w.size() && (w[e] == '-' || w[e] == '+')) minus = w[e++] == '-';
     size_t d = e;
-    while (d < w.size() && isDigit(w[d])) ++d;
-    if (d > e) k = d;
+    while (d < w.size() && isDigit(w[d])) {
+      if (exponent < 1000) exponent = exponent * 10 + (w[d] - '0');
+      else exponentExact = false;
+      ++d;
+    }
+    if (d > e) {
+      k = d;
+      if (minus) exponent = -exponent;
+    } else {
+      exponent = 0;
+    }
   }
-  return k;
+  out.length = k;
+  int power = exponent - scale;
+  if (significant > 15 || !exponentExact) return out;
+  const double m = static_cast<double>(mantissa);
+  if (mantissa == 0) out.value = 0;
+  else if (power >= 0 && power <= 22) out.value = m * kPow10[power];
+  else if (power < 0 && power >= -22) out.value = m / kPow10[-power];
+  else return out;
+  out.value = negative ? -out.value : out.value;
+  out.exact = true;
+  return out;
 }
 
 // Parses a number (nan and inf included) at s[i...]; returns the bytes consumed or 0. Reads
@@ -90,9 +131,15 @@ size_t readNumber(std::string_view s, size_t i, double& value) {
   bool special = startsWithLower(s, j, "nan") || startsWithLower(s, j, "inf");
   if (!special && (j >= s.size() || !(isDigit(s[j]) || s[j] == '.'))) return 0;
   std::string_view window = s.substr(i, 64);
-  // The common case, a plain decimal, without a copy: from_chars rounds as strtod does.
+  // The common case, a plain decimal, without a copy: read exactly where it is, or by from_chars,
+  // which rounds as strtod does.
   if (!special) {
-    if (size_t n = plainDecimal(window)) {
+    PlainDecimal plain = plainDecimal(window);
+    if (plain.exact) {
+      value = plain.value;
+      return plain.length;
+    }
+    if (size_t n = plain.length) {
       size_t skip = window[0] == '+' ? 1 : 0;
       auto [end, ec] = std::from_chars(window.data() + skip, window.data() + n, value);
       if (ec == std::errc() && end == window.data() + n) return n;

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 #include <sstream>
 
 namespace denpex::core {
@@ -132,6 +136,38 @@ TEST(LogParser, MetricKeysWithoutCaseNearAndFarFromTheLineEnd) {
   EXPECT_FALSE(extractMetrics("lossy_compression 0.5 and losses later").loss);
   EXPECT_FALSE(extractMetrics("LRScheduler 0.5").lr);
   EXPECT_FALSE(extractMetrics("loss").loss);
+}
+
+// A metric's value is the double from_chars reads, bit for bit, whichever way it was read: the
+// short decimals training loops print, and the long, tiny and huge ones that need the slow path.
+TEST(LogParser, MetricValuesAreExactlyTheDecimalsPrinted) {
+  std::vector<std::string> numbers = {"0", "-0.0", "+0.5", ".5", "5.", "0.6931", "1e-05", "1.0e-03", "65536.0", "3E+02",
+                                      "123456789012345", "1234567890123456", "0.1234567890123456789", "9007199254740993",
+                                      "1e22", "1e23", "4.5e-22", "4.5e-23", "2.2250738585072014e-308", "1e-400", "1e999",
+                                      "0000012.5000", "7e0", "1e", "2.5e+", "12e1000"};
+  uint64_t state = 42;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t r = next();
+    std::string digits = std::to_string(r % 1000000000000000000ull);
+    digits.resize(1 + next() % digits.size());
+    size_t point = next() % (digits.size() + 1);
+    std::string n = (next() % 4 == 0 ? "-" : "") + digits.substr(0, point) + "." + digits.substr(point);
+    if (n.back() == '.' && point == 0) n += "0";
+    if (next() % 3 == 0) n += "e" + std::string(next() % 2 ? "-" : "+") + std::to_string(next() % 40);
+    numbers.push_back(n);
+  }
+  for (const auto& n : numbers) {
+    MetricSample s = extractMetrics("loss " + n + " | x");
+    std::string_view v(n);
+    if (!v.empty() && v[0] == '+') v.remove_prefix(1);
+    double want = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), want);
+    if (ec != std::errc() || end != v.data() + v.size()) continue;  // what from_chars does not read whole is strtod's
+    ASSERT_TRUE(s.loss) << n;
+    EXPECT_EQ(std::signbit(*s.loss), std::signbit(want)) << n;
+    EXPECT_EQ(std::memcmp(&*s.loss, &want, sizeof want), 0) << n << ": " << *s.loss << " against " << want;
+  }
 }
 
 TEST(LogParser, EvaluationLossesAreNotTrainingLosses) {
