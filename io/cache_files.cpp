@@ -89,6 +89,30 @@ bool writeCacheFile(const std::string& name, std::string_view bytes) {
   return true;
 }
 
+std::optional<std::string> readKeyedCacheFile(const std::string& name, std::string_view magic, std::string_view key,
+                                              size_t maxBytes) {
+  auto bytes = readCacheFile(name, maxBytes);
+  if (!bytes) return std::nullopt;
+  std::string_view in(*bytes);
+  if (in.substr(0, magic.size()) != magic) return std::nullopt;
+  in.remove_prefix(magic.size());
+  size_t nl = in.find('\n');
+  if (nl == std::string_view::npos || in.substr(0, nl) != std::to_string(key.size())) return std::nullopt;
+  in.remove_prefix(nl + 1);
+  if (in.substr(0, key.size()) != key) return std::nullopt;  // made from something else under the same hash
+  return std::string(in.substr(key.size()));
+}
+
+bool writeKeyedCacheFile(const std::string& name, std::string_view magic, std::string_view key, std::string_view payload,
+                         size_t maxBytes) {
+  std::string out(magic);
+  out += std::to_string(key.size());
+  out += '\n';
+  out += key;
+  out += payload;
+  return out.size() <= maxBytes && writeCacheFile(name, out);
+}
+
 void keepNewestCacheFiles(std::string_view prefix, size_t keep) {
   auto dir = privateDir(false);
   if (!dir) return;

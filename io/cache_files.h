@@ -27,6 +27,15 @@ std::optional<std::string> readCacheFile(const std::string& name, size_t maxByte
 // Writes the cache file `name` whole, creating the folder; false when it could not.
 bool writeCacheFile(const std::string& name, std::string_view bytes);
 
+// A cache file that holds what it was made from: `magic`, then `key` in full, then the payload.
+// readKeyedCacheFile gives the payload only when the file's key is exactly `key` (never merely
+// one with the same hash in its name); writeKeyedCacheFile is false when it could not write or
+// the whole would pass `maxBytes`.
+std::optional<std::string> readKeyedCacheFile(const std::string& name, std::string_view magic, std::string_view key,
+                                              size_t maxBytes);
+bool writeKeyedCacheFile(const std::string& name, std::string_view magic, std::string_view key, std::string_view payload,
+                         size_t maxBytes);
+
 // Removes all but the newest `keep` cache files whose names start with `prefix`.
 void keepNewestCacheFiles(std::string_view prefix, size_t keep);
 

@@ -47,31 +47,15 @@ std::optional<fs::path> prefilterCacheDir() { return cacheDir(); }
 
 std::unique_ptr<core::Prefilter> loadCachedPrefilter(const core::Matcher& matcher,
                                                      const std::vector<core::PrefilterLiteral>& literals) {
-  auto bytes = readCacheFile(fileFor(matcher, literals), kMaxFileBytes);
-  if (!bytes) return nullptr;
-  std::string_view in(*bytes);
-  if (in.substr(0, kMagic.size()) != kMagic) return nullptr;
-  in.remove_prefix(kMagic.size());
-  std::string key = keyOf(matcher, literals);
-  size_t nl = in.find('\n');
-  if (nl == std::string_view::npos || in.substr(0, nl) != std::to_string(key.size())) return nullptr;
-  in.remove_prefix(nl + 1);
-  if (in.substr(0, key.size()) != key) return nullptr;  // other patterns under the same hash
-  in.remove_prefix(key.size());
-  return core::Prefilter::load(matcher, literals, in);
+  auto saved = readKeyedCacheFile(fileFor(matcher, literals), kMagic, keyOf(matcher, literals), kMaxFileBytes);
+  return saved ? core::Prefilter::load(matcher, literals, *saved) : nullptr;
 }
 
 bool storeCachedPrefilter(const core::Matcher& matcher, const std::vector<core::PrefilterLiteral>& literals,
                           const core::Prefilter& prefilter) {
   std::string saved = prefilter.save();
   if (saved.empty()) return false;
-  std::string key = keyOf(matcher, literals);
-  std::string out(kMagic);
-  out += std::to_string(key.size());
-  out += '\n';
-  out += key;
-  out += saved;
-  if (out.size() > kMaxFileBytes || !writeCacheFile(fileFor(matcher, literals), out)) return false;
+  if (!writeKeyedCacheFile(fileFor(matcher, literals), kMagic, keyOf(matcher, literals), saved, kMaxFileBytes)) return false;
   keepNewestCacheFiles("prefilter-", kMaxFiles);
   return true;
 }

@@ -40,29 +40,16 @@ std::string fileFor(const std::string& key) {
 }
 
 std::optional<std::vector<core::ParsedRuleFile>> load(const std::string& key) {
-  auto bytes = readCacheFile(fileFor(key), kMaxFileBytes);
-  if (!bytes) return std::nullopt;
-  std::string_view in(*bytes);
-  if (in.substr(0, kMagic.size()) != kMagic) return std::nullopt;
-  in.remove_prefix(kMagic.size());
-  size_t nl = in.find('\n');
-  if (nl == std::string_view::npos || in.substr(0, nl) != std::to_string(key.size())) return std::nullopt;
-  in.remove_prefix(nl + 1);
-  if (in.substr(0, key.size()) != key) return std::nullopt;  // other files under the same hash
-  in.remove_prefix(key.size());
-  auto files = core::decodeParsedRuleFiles(in);
+  auto payload = readKeyedCacheFile(fileFor(key), kMagic, key, kMaxFileBytes);
+  if (!payload) return std::nullopt;
+  auto files = core::decodeParsedRuleFiles(*payload);
   if (!files) return std::nullopt;
   return std::move(*files);
 }
 
 void store(const std::string& key, const std::vector<core::ParsedRuleFile>& files) {
-  std::string out(kMagic);
-  out += std::to_string(key.size());
-  out += '\n';
-  out += key;
-  out += core::encodeParsedRuleFiles(files);
-  if (out.size() > kMaxFileBytes || !writeCacheFile(fileFor(key), out)) return;
-  keepNewestCacheFiles("rules-", kMaxFiles);
+  if (writeKeyedCacheFile(fileFor(key), kMagic, key, core::encodeParsedRuleFiles(files), kMaxFileBytes))
+    keepNewestCacheFiles("rules-", kMaxFiles);
 }
 
 }  // namespace
