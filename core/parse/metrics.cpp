@@ -201,6 +201,14 @@ bool keyMayStartAt(std::string_view s, size_t at) {
   return at == 0 || !(isIdent(s[at - 1]) || s[at - 1] == '/' || s[at - 1] == '-');
 }
 
+#if defined(__SSE2__)
+// Which bytes of `v` are in [lo, lo + n) as unsigned bytes: shifted to signed order, one compare.
+__m128i bytesInRange(__m128i v, char lo, char n) {
+  return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - static_cast<unsigned char>(lo)))),
+                        _mm_set1_epi8(static_cast<char>(-128 + n)));
+}
+#endif
+
 // The first position from `at` where a key may start (keyMayStartAt; s.size() when none):
 // sixteen bytes at a time where SSE2 is there (every x86-64), testing each byte and the one
 // before it together, so that letters inside words cost nothing.
@@ -210,11 +218,6 @@ size_t nextKeyStart(std::string_view s, size_t at) {
     at = 1;
   }
 #if defined(__SSE2__)
-  // In [lo, lo + n) as unsigned bytes: shifted to signed order, one compare.
-  auto inRange = [](__m128i v, char lo, char n) {
-    return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - static_cast<unsigned char>(lo)))),
-                          _mm_set1_epi8(static_cast<char>(-128 + n)));
-  };
   const __m128i caseBit = _mm_set1_epi8(0x20);
   while (at + 16 <= s.size()) {
     // OR 0x20 folds exactly 'L' onto 'l' (and so on) for these five letters, and the upper case
@@ -226,7 +229,7 @@ size_t nextKeyStart(std::string_view s, size_t at) {
     m = _mm_or_si128(m, _mm_cmpeq_epi8(c, _mm_set1_epi8('i')));
     if (_mm_movemask_epi8(m)) {
       __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at - 1));  // at >= 1 here
-      __m128i word = _mm_or_si128(inRange(_mm_or_si128(prev, caseBit), 'a', 26), inRange(prev, '0', 10));
+      __m128i word = _mm_or_si128(bytesInRange(_mm_or_si128(prev, caseBit), 'a', 26), bytesInRange(prev, '0', 10));
       word = _mm_or_si128(word, _mm_or_si128(_mm_cmpeq_epi8(prev, _mm_set1_epi8('_')),
                                              _mm_or_si128(_mm_cmpeq_epi8(prev, _mm_set1_epi8('/')),
                                                           _mm_cmpeq_epi8(prev, _mm_set1_epi8('-')))));
@@ -268,8 +271,7 @@ class KeyTester {
     wide_ = s.size() - at >= 16;
     if (wide_) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
-      __m128i upper = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - 'A'))), _mm_set1_epi8(static_cast<char>(-128 + 26)));
-      folded_ = _mm_or_si128(v, _mm_and_si128(upper, _mm_set1_epi8(0x20)));
+      folded_ = _mm_or_si128(v, _mm_and_si128(bytesInRange(v, 'A', 26), _mm_set1_epi8(0x20)));
     }
 #endif
   }
