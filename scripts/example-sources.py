@@ -34,8 +34,9 @@ def recorded_files():
 
 def thread_logs():
     names = set()
-    for folder in ("tests/corpus/logs", "tests/corpus/holdout"):
-        for label in (REPO / folder).glob("*.label.yaml"):
+    # the corpus and every held-out round (tests/corpus/holdout, holdout2, ...)
+    for folder in sorted(p for p in (REPO / "tests/corpus").iterdir() if p.is_dir()):
+        for label in folder.glob("*.label.yaml"):
             if re.search(r"^source: https?://", label.read_text(), re.M):
                 names.add(label.name[: -len(".label.yaml")] + ".log")
     return names
