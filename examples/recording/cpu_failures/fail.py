@@ -259,5 +259,18 @@ def master_port_privileged():
 CASES["master-port-privileged"] = master_port_privileged
 
 
+def nccl_on_a_build_without_it():
+    # A script written for a Linux GPU cluster, run on a PyTorch build without NCCL (Debian's
+    # CPU-only torch here; the Windows and macOS wheels are the same): backend="nccl" is fixed in
+    # the code, so the process group cannot be made.
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    import torch.distributed as dist
+    print(f"nccl available: {dist.is_nccl_available()}", flush=True)
+    dist.init_process_group(backend="nccl", rank=0, world_size=1)
+
+
+CASES["nccl-backend-unavailable"] = nccl_on_a_build_without_it
+
+
 if __name__ == "__main__":
     main()

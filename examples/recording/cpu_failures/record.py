@@ -68,6 +68,8 @@ CASES = {
                            "(errno: 98 - Address already in use)"),
     "dataloader-worker-killed": ("worker-sigkill",
                                  "is killed by signal: Killed."),
+    "nccl-backend-unavailable": ("init-process-group-nccl-cpu-build",
+                                 "RuntimeError: Distributed package doesn't have NCCL built in"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
