@@ -272,5 +272,44 @@ def nccl_on_a_build_without_it():
 CASES["nccl-backend-unavailable"] = nccl_on_a_build_without_it
 
 
+
+def resume_from_truncated_checkpoint():
+    # The job that wrote the last checkpoint was killed part way through the save: half the file
+    # is on disk, and the next run resumes from it.
+    import tempfile
+    model = nn.Linear(512, 512)
+    path = os.path.join(tempfile.mkdtemp(), "last.pt")
+    torch.save({"model": model.state_dict(), "step": 1200}, path)
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    print(f"resuming from last.pt ({len(data) // 2} of {len(data)} bytes)", flush=True)
+    state = torch.load(path, map_location="cpu")
+    model.load_state_dict(state["model"])
+
+
+CASES["checkpoint-file-corrupt"] = resume_from_truncated_checkpoint
+
+
+class _MixedSizeImages(torch.utils.data.Dataset):
+    # Images read as they are, without a resize to one size: one of them is smaller.
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        side = 28 if i != 6 else 24
+        return torch.rand(3, side, side), i % 10
+
+
+def collate_images_of_two_sizes():
+    loader = torch.utils.data.DataLoader(_MixedSizeImages(), batch_size=4)
+    for step, (images, labels) in enumerate(loader, 1):
+        print(f"step {step} | images {tuple(images.shape)}", flush=True)
+
+
+CASES["collate-unequal-tensor-sizes"] = collate_images_of_two_sizes
+
+
 if __name__ == "__main__":
     main()

@@ -70,6 +70,11 @@ CASES = {
                                  "is killed by signal: Killed."),
     "nccl-backend-unavailable": ("init-process-group-nccl-cpu-build",
                                  "RuntimeError: Distributed package doesn't have NCCL built in"),
+    "checkpoint-file-corrupt": ("resume-from-half-written-checkpoint",
+                                "PytorchStreamReader failed reading zip archive: failed finding central directory"),
+    "collate-unequal-tensor-sizes": ("images-of-two-sizes",
+                                     "RuntimeError: stack expects each tensor to be equal size, but got [3, 28, 28] at entry 0 "
+                                     "and [3, 24, 24] at entry 2"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
