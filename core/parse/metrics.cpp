@@ -316,7 +316,9 @@ MetricSample extractMetrics(std::string_view message) {
         while (i < s.size() && chars.find(s[i]) != std::string_view::npos) ++i;
       };
       skip("'\" ");
-      if (i < s.size() && (s[i] == ':' || s[i] == '=')) ++i;
+      // ':' and '=' in most loggers; '|' in tables of one key and value per row ("| loss | nan |",
+      // OpenAI's logger in baselines and the diffusion codebases).
+      if (i < s.size() && (s[i] == ':' || s[i] == '=' || s[i] == '|')) ++i;
       else if (startsWithLower(s, i, "is ")) i += 3;  // "loss is nan at step 2"
       skip("'\" ");
       if (startsWithLower(s, i, "tensor(")) i += 7;

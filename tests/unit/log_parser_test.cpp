@@ -117,6 +117,19 @@ TEST(LogParser, MetricsOtherFormats) {
   EXPECT_DOUBLE_EQ(*ds.lossScale, 65536);
 }
 
+// OpenAI's logger (baselines, guided- and improved-diffusion) prints one key and value per row of
+// a table: "| loss | nan |". A key with no value in its cell reads as nothing.
+TEST(LogParser, MetricsTableRows) {
+  MetricSample loss = extractMetrics("| loss          | nan       |");
+  ASSERT_TRUE(loss.loss);
+  EXPECT_TRUE(std::isnan(*loss.loss));
+  MetricSample step = extractMetrics("| step          | 1.53e+05  |");
+  ASSERT_TRUE(step.step);
+  EXPECT_EQ(*step.step, 153000);
+  EXPECT_TRUE(extractMetrics("| loss | |").empty());
+  EXPECT_FALSE(extractMetrics("| loss_q0       | nan       |").loss) << "a component loss is not the loss";
+}
+
 // Keys match without case, whether sixteen bytes follow them (compared at once) or fewer (the end
 // of the line, compared byte by byte); a key that goes on as a longer word is no key.
 TEST(LogParser, MetricKeysWithoutCaseNearAndFarFromTheLineEnd) {
