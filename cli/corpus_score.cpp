@@ -59,7 +59,19 @@ std::optional<CorpusLabel> readCorpusLabel(const std::string& text, std::string&
     else if (key == "class") hasClass = !(label.expected = value).empty();
     else if (key == "confirmed") label.confirmed = value == "true";
     else if (key == "note") label.note = value;
-    else if (key == "initiating_rank" && !value.empty() && core::text::isDigit(value[0])) label.initiatingRank = std::stoi(value);
+    else if (key == "initiating_rank") {
+      // A rank is a small number; anything else (or a key spelt otherwise, below) would
+      // leave the label's rank unchecked without a word.
+      long long rank = 0;
+      if (value.empty() || value.size() > 6 || core::text::readInt(value, 0, rank, 6) != value.size()) {
+        error = "initiating_rank '" + value + "' is not a rank number";
+        return std::nullopt;
+      }
+      label.initiatingRank = static_cast<int>(rank);
+    } else {
+      error = "unknown key '" + key + "' (a label has source, class, confirmed, note and initiating_rank)";
+      return std::nullopt;
+    }
   }
   if (!hasSource || !hasClass) {
     error = std::string("missing '") + (hasSource ? "class" : "source") + "'";

@@ -219,6 +219,26 @@ TEST(Cli, UsageAndInputErrorsExitTwo) {
   EXPECT_TRUE(contains(command.err, "unknown command"));
 }
 
+// A corpus label with a key the scorer does not know (a misspelt initiating_rank) is an error,
+// not a label whose rank goes unchecked.
+TEST_F(ScratchProject, CorpusScoreRefusesALabelKeyItDoesNotKnow) {
+  fs::create_directories(dir_ / "corpus");
+  fs::copy_file(dir_ / "train.log", dir_ / "corpus/a.log");
+  const std::string label = "source: https://example.org/issue/1\nclass: adamw-eps-fp16-underflow\nconfirmed: true\nnote: the seed\n";
+  writeAll(dir_ / "corpus/a.label.yaml", label + "initiating_rank: 0\n");
+  Result good = denpex({"rules", "score", (dir_ / "corpus").string()});
+  EXPECT_EQ(good.code, 0) << good.out << good.err;
+  EXPECT_TRUE(contains(good.out, "Initiating rank: 0/1")) << good.out;  // read and checked (the seed log has no ranks)
+  writeAll(dir_ / "corpus/a.label.yaml", label + "rank: 0\n");
+  Result misspelt = denpex({"rules", "score", (dir_ / "corpus").string()});
+  EXPECT_NE(misspelt.code, 0);
+  EXPECT_TRUE(contains(misspelt.out + misspelt.err, "unknown key 'rank'")) << misspelt.out << misspelt.err;
+  writeAll(dir_ / "corpus/a.label.yaml", label + "initiating_rank: first\n");
+  Result word = denpex({"rules", "score", (dir_ / "corpus").string()});
+  EXPECT_NE(word.code, 0);
+  EXPECT_TRUE(contains(word.out + word.err, "initiating_rank 'first' is not a rank number")) << word.out << word.err;
+}
+
 TEST_F(ScratchProject, FixPrintsADiffOfTheTracebackFile) {
   Result r = denpex({"diagnose", "--fix", "train.log"}, dir_);
   EXPECT_EQ(r.code, 1) << r.err;
