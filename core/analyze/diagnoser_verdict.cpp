@@ -25,6 +25,36 @@ bool evalCondition(const Condition& c, const std::vector<SignalValue>& values) {
   return false;
 }
 
+namespace {
+
+// Marks the signals of the branches a condition that holds took. Of an `or` whose one side
+// holds, that side alone: the other side is another wording of the same failure, which a log
+// shows instead, not evidence it lacks. A `not` takes nothing.
+void markTaken(const Condition& c, const std::vector<SignalValue>& values, std::vector<char>& taken) {
+  switch (c.op) {
+    case Condition::Op::kSignal: taken[static_cast<size_t>(c.signal)] = 1; return;
+    case Condition::Op::kNot: return;
+    case Condition::Op::kAnd:
+      markTaken(c.args[0], values, taken);
+      markTaken(c.args[1], values, taken);
+      return;
+    case Condition::Op::kOr: {
+      bool left = evalCondition(c.args[0], values), right = evalCondition(c.args[1], values);
+      if (left || !right) markTaken(c.args[0], values, taken);
+      if (right || !left) markTaken(c.args[1], values, taken);
+      return;
+    }
+  }
+}
+
+// Every signal a condition names, under any operator.
+void markNamed(const Condition& c, std::vector<char>& named) {
+  if (c.op == Condition::Op::kSignal) named[static_cast<size_t>(c.signal)] = 1;
+  for (const auto& a : c.args) markNamed(a, named);
+}
+
+}  // namespace
+
 bool before(const Evidence& a, const Evidence& b) {
   return std::tie(a.source, a.line) < std::tie(b.source, b.line);
 }
@@ -119,7 +149,17 @@ std::optional<Finding> Diagnoser::State::evaluate(size_t ruleIndex, int r) {
         break;
       }
   }
-  f.confidence = rule.evidence.empty() ? 1.0 : static_cast<double>(seen) / rule.evidence.size();
+  // The share of the evidence signals seen, out of those the log could have shown together:
+  // the alternatives to the wording it did show do not count against it.
+  std::vector<char> named(rule.signals.size(), 0), taken(rule.signals.size(), 0);
+  markNamed(rule.condition, named);
+  markTaken(rule.condition, values, taken);
+  size_t possible = 0;
+  for (int s : rule.evidence) {
+    auto i = static_cast<size_t>(s);
+    if (values[i].value || !named[i] || taken[i]) ++possible;
+  }
+  f.confidence = possible == 0 ? 1.0 : static_cast<double>(seen) / possible;
   if (r >= 0) f.ranks.push_back(r);
   return f;
 }

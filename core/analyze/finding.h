@@ -41,7 +41,7 @@ struct Finding {
   std::string exceptionMessage;
   std::string messageTemplate;  // fallback findings: the message with variable parts masked
   int count = 1;                // how many times the same failure was seen
-  double confidence = 1.0;      // share of the rule's evidence signals that were seen
+  double confidence = 1.0;      // share of the evidence signals seen, alternatives to the wording seen left out
   std::map<int, Evidence> rankEvidence;  // each rank's first line of this failure
 };
 

@@ -251,6 +251,31 @@ TEST_F(DiagnoserTest, WrappedMessagesAreMatchedAcrossTheBreak) {
 
 // tqdm writes each progress bar whole: a bar after a long line (the Trainer's metrics dict, then
 // its bar, as every Hugging Face run prints them) is no rest of that line.
+// Confidence counts the evidence a log could show together: the other wording of an `or`
+// (torch's debug check or gloo's enforce line for collective-mismatch) is not missing evidence,
+// while a supporting line that is absent (NCCL's WARN with the reason) still is.
+TEST_F(DiagnoserTest, AnAlternativeWordingDoesNotLowerConfidence) {
+  auto confidenceOf = [&](const std::string& log, const std::string& id) {
+    auto d = run(log);
+    for (const auto& f : d.findings)
+      if (f.rule->id == id) return f.confidence;
+    ADD_FAILURE() << id << " not found in: " << log;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(confidenceOf("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: "
+                                "CollectiveFingerPrint(OpType=ALLREDUCE), but Rank 1 is running collective: "
+                                "CollectiveFingerPrint(OpType=BROADCAST).\n",
+                                "collective-mismatch"),
+                   1.0);
+  const std::string bare =
+      "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled system error, "
+      "NCCL version 2.14.3\n";
+  double without = confidenceOf(bare, "nccl-system-error");
+  double with = confidenceOf("node1:77:77 [0] NCCL WARN Call to ibv_reg_mr failed\n" + bare, "nccl-system-error");
+  EXPECT_DOUBLE_EQ(without, 0.5);  // the error line, not the WARN line; no other wording counts
+  EXPECT_DOUBLE_EQ(with, 1.0);
+}
+
 TEST(ContinuedLines, AProgressBarIsNoContinuation) {
   ParsedLine dict = parseLine("[rank0]:{'loss': 0.6610, 'grad_norm': 0.1210, 'learning_rate': 1e-05, 'epoch': 0.18}", 0, 0);
   for (const char* bar : {"[rank0]: 91%|#####     | 5591/100000 [00:01<00:00, 20.1it/s]",
