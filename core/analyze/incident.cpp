@@ -101,7 +101,9 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
   for (const auto& lf : launcher.failures())
     if (lf.rank >= 0) world.insert(lf.rank);
   for (const auto& e : events) world.insert(e.rank);
-  if (world.size() < 2 && launcher.failures().empty()) return inc;  // not a multi-rank run
+  // Not a multi-rank run, unless the launcher says so: it reported a worker failed, or it
+  // stopped workers with SIGTERM (an excerpt may keep one rank's lines and that alone).
+  if (world.size() < 2 && launcher.failures().empty() && launcher.sigtermPids().empty()) return inc;
 
   if (events.empty()) {
     // No failure carries a rank (an unprefixed log): the initiating failure can still be told
@@ -132,6 +134,25 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
         inc.initiatingRank = lf.rank;
         inc.initiatingReason = "killed by " + (lf.signal.empty() ? signalName(*lf.exitCode) : lf.signal) +
                                " (exit code " + std::to_string(*lf.exitCode) + "), which the launcher did not send";
+      }
+    }
+    if (!inc.initiatingRank && earliest && !stopped.empty()) {
+      // The launcher stops every other worker as soon as one fails: when it reports one worker
+      // alone as failed, with an exit code of its own (it raised), and stopped others with
+      // SIGTERM, the one failure of the log that followed from no other rank is that worker's.
+      std::set<int> failedRanks;
+      const LauncherFailure* raised = nullptr;
+      for (const auto& lf : launcher.failures()) {
+        if (lf.rank < 0) continue;
+        failedRanks.insert(lf.rank);
+        if (lf.exitCode && *lf.exitCode > 0 && !(lf.pid && stopped.count(*lf.pid))) raised = &lf;
+      }
+      if (failedRanks.size() == 1 && raised) {
+        inc.initiatingRank = raised->rank;
+        inc.initiatingReason = "it is the one worker the launcher reports as failed (exit code " +
+                               std::to_string(*raised->exitCode) +
+                               "), and the launcher then stopped the others with SIGTERM; the log's failure that followed "
+                               "from no other rank is \"" + verdict(*earliest) + "\"";
       }
     }
     if (!inc.initiatingRank && !earliest && !launcher.failures().empty()) {

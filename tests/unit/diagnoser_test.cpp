@@ -276,6 +276,29 @@ TEST_F(DiagnoserTest, AnAlternativeWordingDoesNotLowerConfidence) {
   EXPECT_DOUBLE_EQ(with, 1.0);
 }
 
+// Without rank prefixes, the launcher still tells which worker failed: the one it reports as
+// failed with an exit code of its own, once it stopped the others with SIGTERM. Two workers
+// reported failed leave the question open. An excerpt with one rank's lines beside the
+// launcher's SIGTERMs is a multi-rank run too.
+TEST_F(DiagnoserTest, TheLaunchersOneFailedWorkerIsTheRankThatFailedFirst) {
+  const std::string error = "RuntimeError: CUDA error: invalid device ordinal\n";
+  const std::string stopped = "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 84709 closing signal SIGTERM\n";
+  auto failed = [](int localRank, int pid) {
+    return "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: " + std::to_string(localRank) +
+           " (pid: " + std::to_string(pid) + ") of binary: /usr/bin/python3\n";
+  };
+  auto one = run(error + stopped + failed(1, 84710));
+  ASSERT_TRUE(one.incident.initiatingRank) << one.incident.initiatingReason;
+  EXPECT_EQ(*one.incident.initiatingRank, 1);
+  auto two = run(error + failed(0, 84709) + failed(1, 84710));
+  EXPECT_FALSE(two.incident.initiatingRank) << two.incident.initiatingReason;
+  auto excerpt = run("[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.\n"
+                     "W1026 03:51:31.222000 2521679 torch/distributed/elastic/multiprocessing/api.py:908] Sending process "
+                     "2521733 closing signal SIGTERM\n");
+  ASSERT_TRUE(excerpt.incident.initiatingRank);
+  EXPECT_EQ(*excerpt.incident.initiatingRank, 11);
+}
+
 TEST(ContinuedLines, AProgressBarIsNoContinuation) {
   ParsedLine dict = parseLine("[rank0]:{'loss': 0.6610, 'grad_norm': 0.1210, 'learning_rate': 1e-05, 'epoch': 0.18}", 0, 0);
   for (const char* bar : {"[rank0]: 91%|#####     | 5591/100000 [00:01<00:00, 20.1it/s]",
