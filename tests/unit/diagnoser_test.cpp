@@ -267,6 +267,10 @@ TEST_F(DiagnoserTest, AnAlternativeWordingDoesNotLowerConfidence) {
                                 "CollectiveFingerPrint(OpType=BROADCAST).\n",
                                 "collective-mismatch"),
                    1.0);
+  EXPECT_DOUBLE_EQ(confidenceOf("  what():  [enforce fail at ./gloo/transport/tcp/pair.cc:510] op.preamble.length <= op.nbytes. "
+                                "500 vs 252\n",
+                                "collective-mismatch"),
+                   1.0);
   const std::string bare =
       "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled system error, "
       "NCCL version 2.14.3\n";

@@ -311,5 +311,27 @@ def collate_images_of_two_sizes():
 CASES["collate-unequal-tensor-sizes"] = collate_images_of_two_sizes
 
 
+def _metrics_worker(rank, world, port):
+    import datetime
+    import torch.distributed as dist
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=20))
+    # Each rank keeps the loss of every sample it saw, and the shards are not the same length:
+    # the per-sample losses are summed across ranks without padding them to one length first.
+    losses = torch.rand(250 if rank == 0 else 500)
+    print(f"[rank{rank}] epoch 1 | {losses.numel()} samples | mean loss {losses.mean().item():.4f}", flush=True)
+    dist.all_reduce(losses)
+    dist.destroy_process_group()
+
+
+def all_reduce_of_unequal_sizes():
+    import torch.multiprocessing as mp
+    mp.spawn(_metrics_worker, args=(2, _free_port()), nprocs=2, join=True)
+
+
+CASES["collective-mismatch"] = all_reduce_of_unequal_sizes
+
+
 if __name__ == "__main__":
     main()

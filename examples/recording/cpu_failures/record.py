@@ -75,6 +75,8 @@ CASES = {
     "collate-unequal-tensor-sizes": ("images-of-two-sizes",
                                      "RuntimeError: stack expects each tensor to be equal size, but got [3, 28, 28] at entry 0 "
                                      "and [3, 24, 24] at entry 2"),
+    "collective-mismatch": ("gloo-all-reduce-unequal-sizes",
+                            "op.preamble.length <= op.nbytes."),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
