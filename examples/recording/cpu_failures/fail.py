@@ -333,5 +333,23 @@ def all_reduce_of_unequal_sizes():
 CASES["collective-mismatch"] = all_reduce_of_unequal_sizes
 
 
+def grid_indices_clamped_to_float_bounds():
+    # YOLO-style target assignment: box centres scaled to the feature map, their cells kept as
+    # integer indices and clamped in place to the map's size, which is held in a float tensor.
+    targets = torch.tensor([[0.0, 3.0, 0.52, 0.31, 0.10, 0.20], [1.0, 7.0, 0.95, 0.99, 0.30, 0.40]])
+    gain = torch.ones(6)
+    gain[2:6] = torch.tensor([80, 80, 80, 80])   # the feature map is 80x80
+    t = targets * gain
+    gxy = t[:, 2:4]
+    gij = gxy.long()
+    gi, gj = gij.T
+    print(f"build_targets | {len(t)} targets | grid {int(gain[2])}x{int(gain[3])}", flush=True)
+    indices = (t[:, 0].long(), gj.clamp_(0, gain[3] - 1), gi.clamp_(0, gain[2] - 1))
+    print(indices, flush=True)
+
+
+CASES["inplace-result-type-cast"] = grid_indices_clamped_to_float_bounds
+
+
 if __name__ == "__main__":
     main()

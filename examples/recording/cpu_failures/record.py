@@ -77,6 +77,8 @@ CASES = {
                                      "and [3, 24, 24] at entry 2"),
     "collective-mismatch": ("gloo-all-reduce-unequal-sizes",
                             "op.preamble.length <= op.nbytes."),
+    "inplace-result-type-cast": ("grid-index-clamp-float-bounds",
+                                 "RuntimeError: result type Float can't be cast to the desired output type long int"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
