@@ -31,7 +31,20 @@ size_t parsePrefix(std::string_view s, int& rank) {
       size_t p = tag.size() + d;
       if (d > 0 && n < kMaxRankNumber && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
         rank = static_cast<int>(n);
-        return p + 2;
+        p += 2;
+        // "[default0]:[rank12]:": the older launcher's tag is the local rank on its node; the
+        // worker's own "[rank12]:" inside it (torch 2.x's c10d logs) is the global rank.
+        long long global = 0;
+        constexpr std::string_view kInner("[rank");
+        if (tag[1] == 'd' && s.substr(p, kInner.size()) == kInner) {
+          size_t gd = readInt(s, p + kInner.size(), global);
+          size_t q = p + kInner.size() + gd;
+          if (gd > 0 && global < kMaxRankNumber && s.substr(q, 2) == "]:") {
+            rank = static_cast<int>(global);
+            p = q + 2;
+          }
+        }
+        return p;
       }
     }
   }

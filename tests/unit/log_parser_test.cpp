@@ -22,6 +22,12 @@ TEST(LogParser, TorchrunPrefixes) {
   ParsedLine b = parseLine("[default12]:step 1 | loss 0.5", 0, 0);
   EXPECT_EQ(b.rank, 12);
   EXPECT_EQ(b.message(), "step 1 | loss 0.5");
+  // The older launcher's tag is the local rank; torch 2.x's own "[rankN]:" inside it, the global one.
+  ParsedLine c = parseLine("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] watchdog", 0, 0);
+  EXPECT_EQ(c.rank, 12);
+  EXPECT_EQ(c.message(), "[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] watchdog");
+  ParsedLine d = parseLine("[rank1]:[rank12]: text", 0, 0);  // only the older tag is a local rank
+  EXPECT_EQ(d.rank, 1);
 }
 
 TEST(LogParser, MpirunAndSrunPrefixes) {
