@@ -351,5 +351,38 @@ def grid_indices_clamped_to_float_bounds():
 CASES["inplace-result-type-cast"] = grid_indices_clamped_to_float_bounds
 
 
+def spawn_without_main_guard():
+    # The unguarded script runs as its own program, as `python train.py` would run it.
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "no_main_guard.py")
+    sys.exit(subprocess.call([sys.executable, script]))
+
+
+CASES["spawn-without-main-guard"] = spawn_without_main_guard
+
+
+class _Encoder(nn.Module):
+    # The blocks kept in a plain Python list: nn.Module does not see into lists, so none of
+    # their weights are the module's parameters (nn.ModuleList would register them).
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(16, 16) for _ in range(3)]
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = torch.relu(block(x))
+        return x
+
+
+def optimizer_of_a_module_without_parameters():
+    model = _Encoder()
+    print(f"model has {sum(p.numel() for p in model.parameters())} parameters", flush=True)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    print(optimizer, flush=True)
+
+
+CASES["optimizer-empty-parameter-list"] = optimizer_of_a_module_without_parameters
+
+
 if __name__ == "__main__":
     main()

@@ -79,6 +79,10 @@ CASES = {
                             "op.preamble.length <= op.nbytes."),
     "inplace-result-type-cast": ("grid-index-clamp-float-bounds",
                                  "RuntimeError: result type Float can't be cast to the desired output type long int"),
+    "spawn-without-main-guard": ("dataloader-workers-import-unguarded-script",
+                                 "current process has finished its bootstrapping phase"),
+    "optimizer-empty-parameter-list": ("layers-in-a-plain-list",
+                                       "ValueError: optimizer got an empty parameter list"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
