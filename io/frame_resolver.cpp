@@ -41,8 +41,9 @@ FrameResolver::FrameResolver(std::vector<fs::path> roots, std::vector<fs::path> 
 }
 
 const std::vector<fs::path>& FrameResolver::files() {
-  if (files_) return *files_;
-  auto files = std::make_shared<std::vector<fs::path>>();
+  if (files_) return files_->files;
+  auto listing = std::make_shared<FileListing>();
+  std::vector<fs::path>* files = &listing->files;
   std::error_code ec;
   constexpr size_t kMaxVisited = 20000;
   for (const auto& root : roots_) {
@@ -59,8 +60,9 @@ const std::vector<fs::path>& FrameResolver::files() {
   }
   std::sort(files->begin(), files->end());
   files->erase(std::unique(files->begin(), files->end()), files->end());
-  files_ = std::move(files);
-  return *files_;
+  for (size_t i = 0; i < files->size(); ++i) listing->byName[(*files)[i].filename().string()].push_back(i);
+  files_ = std::move(listing);
+  return files_->files;
 }
 
 bool FrameResolver::isInside(const fs::path& file) const {
@@ -129,7 +131,10 @@ FrameResolver::Resolution FrameResolver::resolveFrame(const std::string& framePa
       if (f == file) return;
     tied.emplace_back(file, underRoot && k == fparts.size());
   };
-  for (const auto& f : files()) consider(f);
+  // A file that does not share the frame's name shares no trailing component with it.
+  files();
+  if (auto named = files_->byName.find(parts.back()); named != files_->byName.end())
+    for (size_t i : named->second) consider(files_->files[i]);
   for (const auto& d : open_) consider(d);
   if (tied.size() == 1) return found(tied.front().first);
   std::vector<fs::path> whole;

@@ -24,9 +24,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace denpex::io {
+
+// The .py and .json files below some roots, with an index by file name: a frame path is matched
+// by its trailing components, so only the files that share its last one (its name) are looked
+// at, not every file of the workspace on every request.
+struct FileListing {
+  std::vector<std::filesystem::path> files;  // sorted, unique
+  std::unordered_map<std::string, std::vector<size_t>> byName;  // file name -> indices into `files`
+};
 
 class FrameResolver {
  public:
@@ -52,8 +61,8 @@ class FrameResolver {
   const std::vector<std::filesystem::path>& files();
   // The same listing made earlier (by another resolver of the same roots): the language server
   // keeps one for a few seconds instead of walking the workspace on every request.
-  void useListing(std::shared_ptr<const std::vector<std::filesystem::path>> files) { files_ = std::move(files); }
-  std::shared_ptr<const std::vector<std::filesystem::path>> listing() {
+  void useListing(std::shared_ptr<const FileListing> listing) { files_ = std::move(listing); }
+  std::shared_ptr<const FileListing> listing() {
     files();
     return files_;
   }
@@ -63,7 +72,7 @@ class FrameResolver {
  private:
   std::vector<std::filesystem::path> roots_;
   std::vector<std::filesystem::path> open_;
-  std::shared_ptr<const std::vector<std::filesystem::path>> files_;
+  std::shared_ptr<const FileListing> files_;
 };
 
 }  // namespace denpex::io

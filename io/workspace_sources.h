@@ -32,7 +32,7 @@ class WorkspaceSources : public core::SourceProvider {
     bool relativeToCurrentFolder = false;
     // The roots' .py and .json files, listed earlier (FrameResolver::listing); null: list them
     // when first needed.
-    std::shared_ptr<const std::vector<std::filesystem::path>> listing;
+    std::shared_ptr<const FileListing> listing;
     // Files the user named to be fixed (`--source FILE`): planned besides the frame's file, and
     // inside by the user's say-so.
     std::vector<std::filesystem::path> named;

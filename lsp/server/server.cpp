@@ -86,6 +86,7 @@ core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& 
 void Server::invalidateListing() const {
   std::lock_guard<std::mutex> lock(listingMutex_);
   listing_.reset();
+  ++listingGeneration_;  // a listing under way may predate the change: it is not taken
 }
 
 std::unique_ptr<io::WorkspaceSources> Server::sources() const {
@@ -96,9 +97,20 @@ std::unique_ptr<io::WorkspaceSources> Server::sources() const {
     // big tree); a listing a few seconds old is as good for finding the file a frame names.
     std::lock_guard<std::mutex> lock(listingMutex_);
     auto now = std::chrono::steady_clock::now();
-    if (!listing_ || now - listedAt_ > std::chrono::seconds(3)) {
+    if (relisting_.valid() && relisting_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      auto fresh = relisting_.get();
+      if (relistingGeneration_ == listingGeneration_ && listing_) {
+        listing_ = std::move(fresh);
+        listedAt_ = relistingFrom_;
+      }
+    }
+    if (!listing_) {
       listing_ = io::FrameResolver(options.roots).listing();
       listedAt_ = now;
+    } else if (now - listedAt_ > std::chrono::seconds(3) && !relisting_.valid()) {
+      relistingGeneration_ = listingGeneration_;
+      relistingFrom_ = now;
+      relisting_ = std::async(std::launch::async, [roots = options.roots] { return io::FrameResolver(roots).listing(); });
     }
     options.listing = listing_;
   }

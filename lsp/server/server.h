@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -189,9 +190,16 @@ class Server {
   json clientCapabilities_ = json::object();
   std::vector<std::string> roots_;
   // The roots' .py and .json files, listed at most every few seconds instead of per request.
+  // A listing gone stale is listed again on a thread of its own while requests go on with the
+  // old one (a walk of a big workspace costs more than the request); one that was invalidated (a
+  // file saved, the roots changed) is listed again at once.
   mutable std::mutex listingMutex_;
-  mutable std::shared_ptr<const std::vector<std::filesystem::path>> listing_;
+  mutable std::shared_ptr<const io::FileListing> listing_;
   mutable std::chrono::steady_clock::time_point listedAt_;
+  mutable std::future<std::shared_ptr<const io::FileListing>> relisting_;
+  mutable std::chrono::steady_clock::time_point relistingFrom_;
+  mutable uint64_t listingGeneration_ = 0;    // counts invalidations
+  mutable uint64_t relistingGeneration_ = 0;  // the generation the listing under way started in
   Settings settings_;
   // The machine scripts are checked against (settings_.probe, read by loadProbe); null: none.
   std::shared_ptr<const core::MachineProbe> probe_;

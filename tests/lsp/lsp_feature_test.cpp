@@ -7,7 +7,9 @@
 #include <boost/process.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "support/files.h"
 #include "support/in_process_client.h"
@@ -748,6 +750,34 @@ TEST_F(Workspace, QuickFixAndFrameLinksNameTheSameFileWhenTwoShareAName) {
     ASSERT_EQ(links.size(), 1u) << links.dump(2);
     EXPECT_EQ(links[0]["target"], uriOf(k.expected) + "#L51");
   }
+}
+
+// The workspace's file listing is kept a few seconds, then refreshed off the request path: a file
+// created with no save and no watcher event is found once a request has started the refresh,
+// and requests meanwhile answer from the listing they have.
+TEST_F(Workspace, AFileCreatedSinceIsFoundOnceTheListingIsRefreshedInTheBackground) {
+  const std::string source = readAll(dir_ / "train.py");
+  fs::remove(dir_ / "train.py");
+  InProcessClient c;
+  c.initialize(uriOf(dir_), {{"workspace", {{"workspaceEdit", {{"documentChanges", true}}}}}});
+  openLog(c, dir_ / "train.log");
+  json d = diagnosticsFor(c, dir_ / "train.log")["diagnostics"][0];
+  ASSERT_EQ(d["code"], "adamw-eps-fp16-underflow");
+  auto actions = [&] {
+    return c.call("textDocument/codeAction", {{"textDocument", {{"uri", uriOf(dir_ / "train.log")}}},
+                                              {"range", d["range"]}, {"context", {{"diagnostics", {d}}}}})["result"];
+  };
+  EXPECT_TRUE(actions().empty()) << "no train.py in the workspace yet";
+  writeAll(dir_ / "lib/train.py", source);
+  EXPECT_TRUE(actions().empty()) << "the listing is a few seconds old at most: it is kept";
+  std::this_thread::sleep_for(std::chrono::milliseconds(3200));
+  json found;
+  for (int i = 0; i < 100 && found.empty(); ++i) {
+    found = actions();
+    if (found.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(found.size(), 1u) << "the refreshed listing was never used";
+  EXPECT_EQ(found[0]["edit"]["documentChanges"][0]["textDocument"]["uri"], uriOf(dir_ / "lib/train.py"));
 }
 
 }  // namespace

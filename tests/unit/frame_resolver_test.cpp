@@ -52,6 +52,30 @@ TEST_F(FrameResolverTest, AnAmbiguousBaseNameIsNoFileWithTheCandidatesNamed) {
   EXPECT_EQ(r.resolve("/cluster/home/u/model/train.py"), abs("src/model/train.py"));
 }
 
+TEST_F(FrameResolverTest, AListingSharedByAnotherResolverIndexesItsFilesByName) {
+  io::FrameResolver first({dir_});
+  auto listing = first.listing();
+  ASSERT_TRUE(listing);
+  // The index holds every listed file under its own name, and nothing else.
+  size_t indexed = 0;
+  for (const auto& [name, at] : listing->byName)
+    for (size_t i : at) {
+      ++indexed;
+      EXPECT_EQ(listing->files[i].filename().string(), name);
+    }
+  EXPECT_EQ(indexed, listing->files.size());
+  EXPECT_EQ(listing->byName.at("train.py").size(), 3u);
+  // A resolver given that listing answers as one that walked the folder itself, without walking:
+  // a file created since is not in it (the server refreshes its listing every few seconds).
+  writeAll(dir_ / "later/extra.py", "x = 1\n");
+  io::FrameResolver second({dir_});
+  second.useListing(listing);
+  EXPECT_EQ(second.resolve("/home/a/proj/src/model/train.py"), abs("src/model/train.py"));
+  EXPECT_EQ(second.resolve("/home/a/proj/eval.py"), abs("tools/eval.py"));
+  EXPECT_FALSE(second.resolve("/elsewhere/later/extra.py"));
+  EXPECT_EQ(io::FrameResolver({dir_}).resolve("/elsewhere/later/extra.py"), abs("later/extra.py"));
+}
+
 TEST_F(FrameResolverTest, InsideMeansBelowARootWithLinksFollowed) {
   fs::path elsewhere = fs::absolute(dir_.string() + "-far");
   writeAll(elsewhere / "far.py", "x = 1\n");
