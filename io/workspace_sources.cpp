@@ -35,7 +35,7 @@ std::string WorkspaceSources::shown(const fs::path& p) const {
 
 std::optional<core::SourceFile> WorkspaceSources::read(const fs::path& p, std::string& error) const {
   auto it = options_.buffers.find(p);
-  if (it != options_.buffers.end()) return core::SourceFile{shown(p), *it->second.text, it->second.version};
+  if (it != options_.buffers.end()) return core::SourceFile{shown(p), std::string(it->second.text), it->second.version};
   auto text = readFile(p, error);
   if (!text) return std::nullopt;
   return core::SourceFile{shown(p), std::move(*text), std::nullopt};

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/fix/planner.h"
@@ -18,7 +19,8 @@
 namespace denpex::io {
 
 struct OpenBuffer {
-  std::shared_ptr<const std::string> text;  // shared with the editor's document: never copied
+  std::shared_ptr<const void> owner;  // keeps `text` alive: the editor's document, shared, not copied
+  std::string_view text;
   int version = 0;
 };
 

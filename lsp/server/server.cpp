@@ -115,9 +115,10 @@ std::unique_ptr<io::WorkspaceSources> Server::sources() const {
     options.listing = listing_;
   }
   // Logs are never sources to fix: only other documents stand in front of the files on disk.
+  // Each buffer is the document's own snapshot, shared: a request copies no open text.
   for (const auto& doc : documents_.views())
     if (!doc.path.empty() && !doc.isLog)
-      options.buffers[fs::path(doc.path).lexically_normal()] = {std::make_shared<const std::string>(doc.text->view()), doc.version};
+      options.buffers[fs::path(doc.path).lexically_normal()] = {doc.text, doc.text->view(), doc.version};
   return std::make_unique<io::WorkspaceSources>(std::move(options));
 }
 
