@@ -99,6 +99,18 @@ bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
 
 constexpr std::string_view kHeader = "Traceback (most recent call last):";
 
+// A line that carries on an exception's message after its exception line: an indented one
+// ("\tMissing key(s) in state_dict: ...", "    Solution: ..."), or one of the error lines that
+// Ascend's torch_npu appends to its messages, where the failure is named: "[ERROR] 2024-05-21-
+// 11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed." and CANN's codes,
+// "EI0006: ...", "EJ0001: ...". `msg` is trimmed on the right and not empty.
+bool continuesMessage(std::string_view msg) {
+  if (msg[0] == ' ' || msg[0] == '\t') return true;
+  if (text::startsWith(msg, "[ERROR] ")) return true;
+  return msg.size() > 7 && msg[0] == 'E' && msg[1] >= 'A' && msg[1] <= 'Z' && text::isDigit(msg[2]) && text::isDigit(msg[3]) &&
+         text::isDigit(msg[4]) && text::isDigit(msg[5]) && msg[6] == ':';
+}
+
 bool isChainMarker(std::string_view msg) {
   // torch.multiprocessing.spawn re-raises a child's error in the parent as
   // "ProcessRaisedException:" followed by "-- Process 1 terminated with the following error:"
@@ -188,6 +200,10 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
         return;
       }
       if (open->awaitingChain) return;
+      if (continuesMessage(msg)) {
+        open->tb.lastLine = line.lineNo;  // its evidence explains the exception (ExceptionGroups)
+        return;
+      }
       emit(*open, done);  // and the line is read on its own below
     } else {
       Frame frame;

@@ -258,6 +258,32 @@ TEST(LogParser, AMessageBelowItsExceptionLine) {
   EXPECT_EQ(plain[0].final().message, "next one");
 }
 
+// The lines that carry on an exception's message after its line belong to its traceback, so a
+// finding whose evidence is there explains the exception: torch_npu names the failure in CANN's
+// error lines below a generic one; an indented continuation; not the next line of the log.
+TEST(LogParser, AMessageCarriedOnBelowItsExceptionLineIsInTheTraceback) {
+  auto npu = track(
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 9, in <module>\n"
+      "    dist.barrier()\n"
+      "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64\n"
+      "[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.\n"
+      "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process.\n"
+      "        Solution: Wait for 10s after killing the last training process and try again.\n"
+      "after\n");
+  ASSERT_EQ(npu.size(), 1u);
+  EXPECT_EQ(npu[0].final().line, 3u);
+  EXPECT_EQ(npu[0].lastLine, 6u);
+  EXPECT_EQ(npu[0].final().message, "[ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64");
+  auto plain = track(
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 9, in <module>\n"
+      "ValueError: bad\n"
+      "EXAMPLE: not a CANN code\n");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].lastLine, 2u);
+}
+
 TEST(LogParser, SimpleTraceback) {
   auto tbs = track(
       "before\n"
