@@ -151,6 +151,7 @@ bool TracebackTracker::startsRecord(std::string_view body) {
 }
 
 bool TracebackTracker::hasOpen(uint32_t source, int rank) const {
+  if (hasBare_) return true;  // the next line of any input and rank decides whether it goes on
   for (const auto& open : open_)
     if (open.source == source && open.rank == rank) return true;
   return false;
@@ -158,6 +159,14 @@ bool TracebackTracker::hasOpen(uint32_t source, int rank) const {
 
 void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done) {
   std::string_view msg = trimRight(line.body());
+  if (hasBare_) {
+    if (line.source == bare_.source && line.rank == bare_.rank && !msg.empty() && continuesMessage(msg)) {
+      bare_.lastLine = line.lineNo;
+      return;
+    }
+    done.push_back(std::move(bare_));
+    hasBare_ = false;
+  }
   Open* open = find(line.source, line.rank);
   if (msg == kHeader) {
     if (open && !open->awaitingChain) {
@@ -245,7 +254,8 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
   bool below = messageBelow(msg, rec);
   tb.chain.push_back(std::move(rec));
   if (!below) {
-    done.push_back(std::move(tb));
+    bare_ = std::move(tb);
+    hasBare_ = true;
     return;
   }
   // Kept open for the line that holds its message.
@@ -258,6 +268,10 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
 }
 
 void TracebackTracker::flush(std::vector<Traceback>& done) {
+  if (hasBare_) {  // emitted at its own line before, ahead of the records still open
+    done.push_back(std::move(bare_));
+    hasBare_ = false;
+  }
   // In the order they began, so that the first of two copies of one traceback (a rank's
   // stderr.log, then torchrun's error.json) is the one that stands for it.
   while (!open_.empty()) {

@@ -77,6 +77,11 @@ class TracebackTracker {
   };
   Open* find(uint32_t source, int rank);
   void emit(Open& open, std::vector<Traceback>& done);
+  // An exception line with no traceback above it, kept for one line: the next one may carry on
+  // its message (see continuesMessage in traceback.cpp). Any other line emits it first, so that
+  // records are emitted in the order of their lines, as when it was emitted at once.
+  Traceback bare_;
+  bool hasBare_ = false;
 
   std::vector<Open> open_;
 };

@@ -282,6 +282,20 @@ TEST(LogParser, AMessageCarriedOnBelowItsExceptionLineIsInTheTraceback) {
       "EXAMPLE: not a CANN code\n");
   ASSERT_EQ(plain.size(), 1u);
   EXPECT_EQ(plain[0].lastLine, 2u);
+  // An exception line with no traceback above it (an excerpt that starts inside one) too, on its
+  // own rank only; records still come out in the order of their lines.
+  auto bare = track(
+      "[rank1]: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error\n"
+      "[rank0]: ValueError: first of rank 0\n"
+      "[rank1]: EI9999: 2024-07-03-11:28:40.419.527 hccl fftsplus task timeout occurred\n"
+      "[rank1]: KeyError: 'x'\n"
+      "[rank1]: [ERROR] 2024-07-03-11:28:40 (PID:639, Device:0, RankID:16) ERR00100 PTA call acl api failed.\n");
+  ASSERT_EQ(bare.size(), 3u);
+  EXPECT_EQ(bare[0].final().type, "RuntimeError");
+  EXPECT_EQ(bare[0].lastLine, 0u) << "rank 0's line came between";
+  EXPECT_EQ(bare[1].final().type, "ValueError");
+  EXPECT_EQ(bare[2].final().type, "KeyError");
+  EXPECT_EQ(bare[2].lastLine, 4u);
 }
 
 TEST(LogParser, SimpleTraceback) {
