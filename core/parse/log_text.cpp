@@ -1,6 +1,8 @@
 // Line index, column conversions and terminal-noise cleaning (see log_text.h).
 #include "core/parse/log_text.h"
 
+#include <string.h>  // memrchr
+
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -235,6 +237,21 @@ Noise scanNoise(std::string_view s) {
   return n;
 }
 
+// Where the run of plain bytes (ASCII other than ESC and BS) from `at` ends, at most `end`:
+// sixteen bytes at a time as far as whole blocks go; the caller's byte loop finishes the rest.
+size_t plainRunEnd(std::string_view raw, size_t at, size_t end) {
+#if defined(__SSE2__)
+  const __m128i esc = _mm_set1_epi8(0x1B), bs = _mm_set1_epi8('\b');
+  while (at + 16 <= end) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + at));
+    int stop = _mm_movemask_epi8(_mm_or_si128(v, _mm_or_si128(_mm_cmpeq_epi8(v, esc), _mm_cmpeq_epi8(v, bs))));
+    if (stop) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(stop)));
+    at += 16;
+  }
+#endif
+  return at;
+}
+
 // Appends the bytes of raw[begin, end) that are not part of an escape sequence; a byte that is
 // not part of well-formed UTF-8 becomes U+FFFD (its three bytes all map to that byte).
 void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& out) {
@@ -277,7 +294,7 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
       continue;
     }
     // A run of plain ASCII bytes goes over in one append, each byte mapped to its own offset.
-    size_t run = i + 1;
+    size_t run = plainRunEnd(raw, i + 1, end);
     while (run < end) {
       unsigned char d = static_cast<unsigned char>(raw[run]);
       if (d >= 0x80 || d == 0x1B || d == '\b') break;
@@ -286,7 +303,17 @@ void appendVisible(std::string_view raw, size_t begin, size_t end, CleanLine& ou
     out.owned.append(raw.data() + i, run - i);
     size_t at = out.origin.size();
     out.origin.resize(at + (run - i));
-    for (size_t k = 0; k < run - i; ++k) out.origin[at + k] = static_cast<uint32_t>(i + k);
+    uint32_t* o = out.origin.data() + at;
+    size_t k = 0;
+#if defined(__SSE2__)
+    // Four offsets at a time (GCC does not vectorise this loop at -O2).
+    __m128i next = _mm_add_epi32(_mm_set1_epi32(static_cast<int>(i)), _mm_setr_epi32(0, 1, 2, 3));
+    for (; k + 4 <= run - i; k += 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + k), next);
+      next = _mm_add_epi32(next, _mm_set1_epi32(4));
+    }
+#endif
+    for (; k < run - i; ++k) o[k] = static_cast<uint32_t>(i + k);
     i = run;
   }
 }
@@ -316,7 +343,9 @@ void cleanLineInto(std::string_view raw, CleanLine& out) {
   // has visible text.
   size_t segEnd = end;
   while (true) {
-    size_t cr = segEnd == 0 ? std::string_view::npos : raw.rfind('\r', segEnd - 1);
+    // memrchr: string_view::rfind compares one byte at a time.
+    const void* crAt = segEnd == 0 ? nullptr : memrchr(raw.data(), '\r', segEnd);
+    size_t cr = crAt ? static_cast<size_t>(static_cast<const char*>(crAt) - raw.data()) : std::string_view::npos;
     size_t segBegin = cr == std::string_view::npos ? 0 : cr + 1;
     out.owned.clear();
     out.origin.clear();

@@ -128,8 +128,9 @@ PlainDecimal plainDecimal(std::string_view w) {
 size_t readNumber(std::string_view s, size_t i, double& value) {
   size_t j = i;
   if (j < s.size() && (s[j] == '-' || s[j] == '+')) ++j;
-  bool special = startsWithLower(s, j, "nan") || startsWithLower(s, j, "inf");
-  if (!special && (j >= s.size() || !(isDigit(s[j]) || s[j] == '.'))) return 0;
+  if (j >= s.size()) return 0;
+  const bool special = !(isDigit(s[j]) || s[j] == '.') && (startsWithLower(s, j, "nan") || startsWithLower(s, j, "inf"));
+  if (!special && !(isDigit(s[j]) || s[j] == '.')) return 0;
   std::string_view window = s.substr(i, 64);
   // The common case, a plain decimal, without a copy: read exactly where it is, or by from_chars,
   // which rounds as strtod does.
@@ -153,7 +154,7 @@ size_t readNumber(std::string_view s, size_t i, double& value) {
   value = std::strtod(copy, &end);
   size_t used = static_cast<size_t>(end - copy);
   if (used == 0) return 0;
-  if (special && i + used < s.size() && std::isalpha(static_cast<unsigned char>(s[i + used]))) {
+  if (special && i + used < s.size() && text::isAlpha(s[i + used])) {
     // "infinity" is a number, "info" is not.
     if (!startsWithLower(s, i + used, "inity")) return 0;
     used += 5;
@@ -166,7 +167,7 @@ bool evalWordBefore(std::string_view s, size_t keyPos) {
   size_t end = keyPos;
   while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '_')) --end;
   size_t begin = end;
-  while (begin > 0 && std::isalpha(static_cast<unsigned char>(s[begin - 1]))) --begin;
+  while (begin > 0 && text::isAlpha(s[begin - 1])) --begin;  // the "C" locale's isalpha, inline
   if (end - begin > 10) return false;
   char word[11] = {};
   for (size_t k = begin; k < end; ++k) word[k - begin] = lowerAscii(s[k]);
@@ -312,15 +313,16 @@ MetricSample extractMetrics(std::string_view message) {
       if (after < s.size() && (isIdent(s[after]) || s[after] == '/')) continue;
       if (key.field == Field::kLoss && evalWordBefore(s, at)) continue;
       size_t i = after;
-      auto skip = [&](std::string_view chars) {
-        while (i < s.size() && chars.find(s[i]) != std::string_view::npos) ++i;
+      // Quotes and spaces around the separator (a byte compare: string_view::find is a call).
+      auto skipQuotesAndSpaces = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\'' || s[i] == '"')) ++i;
       };
-      skip("'\" ");
+      skipQuotesAndSpaces();
       // ':' and '=' in most loggers; '|' in tables of one key and value per row ("| loss | nan |",
       // OpenAI's logger in baselines and the diffusion codebases).
       if (i < s.size() && (s[i] == ':' || s[i] == '=' || s[i] == '|')) ++i;
       else if (startsWithLower(s, i, "is ")) i += 3;  // "loss is nan at step 2"
-      skip("'\" ");
+      skipQuotesAndSpaces();
       if (startsWithLower(s, i, "tensor(")) i += 7;
       double value = 0;
       size_t used = readNumber(message, i, value);
