@@ -24,9 +24,13 @@ class StreamTransport : public Transport {
   // The largest header block: past it, the bytes are not a header and are skipped.
   static constexpr size_t kMaxHeader = size_t{64} << 10;
 
+  // What a pipe the input comes through is asked to hold (Linux, F_SETPIPE_SZ).
+  static constexpr int kPipeBytes = 1 << 20;
+
   // Reads from `in`, writes to `out` (normally stdin and stdout). Does not own them. Reads `in`
-  // through its file descriptor (what is available, never waiting for a full buffer).
-  StreamTransport(std::FILE* in, std::FILE* out) : in_(in), out_(out) {}
+  // through its file descriptor (what is available, never waiting for a full buffer); a pipe
+  // there is enlarged to kPipeBytes where the system allows.
+  StreamTransport(std::FILE* in, std::FILE* out);
   // Reads one message body. kBadFrame: a frame was skipped (takeProblem() says why) and reading
   // can go on.
   ReadStatus read(std::string& body) override;

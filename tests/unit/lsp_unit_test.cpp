@@ -1,6 +1,10 @@
 // The language server's layers alone: framing, dispatch (in-process, no pipes), conversions.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -57,6 +61,33 @@ TEST(Transport, ReadsFramesWithOtherHeadersAndStrayBlankLines) {
   ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
   EXPECT_EQ(body, "{\"b\":2}");
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kEof);
+}
+
+// A big log crosses a pipe in far fewer rounds when the pipe holds 1 MiB instead of 64 KiB.
+TEST(Transport, EnlargesTheInputPipe) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::FILE* in = fdopen(fds[0], "r");
+  ASSERT_NE(in, nullptr);
+  EXPECT_LT(fcntl(fds[0], F_GETPIPE_SZ), StreamTransport::kPipeBytes);
+  {
+    StreamTransport t(in, std::tmpfile());
+    // The system's limit for processes without privileges (root may go past it).
+    int limit = StreamTransport::kPipeBytes;
+    if (std::FILE* f = std::fopen("/proc/sys/fs/pipe-max-size", "r")) {
+      if (std::fscanf(f, "%d", &limit) != 1) limit = StreamTransport::kPipeBytes;
+      std::fclose(f);
+    }
+    EXPECT_GE(fcntl(fds[0], F_GETPIPE_SZ), std::min(limit, StreamTransport::kPipeBytes));
+    // And it still reads what comes through it.
+    const std::string msg = frame("{\"a\":1}");
+    ASSERT_EQ(write(fds[1], msg.data(), msg.size()), static_cast<ssize_t>(msg.size()));
+    close(fds[1]);
+    std::string body;
+    ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
+    EXPECT_EQ(body, "{\"a\":1}");
+  }
+  std::fclose(in);
 }
 
 TEST(Transport, BadHeaderIsReportedAndReadingGoesOn) {
