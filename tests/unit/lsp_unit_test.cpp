@@ -394,6 +394,15 @@ TEST(ParseMessage, BigMessagesReadTheSameAsWithNlohmann) {
   }
   std::string unclosed = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + R"("})";
   EXPECT_THROW(parseMessage(unclosed), json::exception);
+  // A lone low surrogate, a high one followed by no low one, and a bad byte in a small string
+  // beside a big one.
+  for (std::string bad : {std::string(R"(\udc00)"), std::string(R"(\ud800\u0041)"), std::string(R"(\ud800\)")}) {
+    std::string body = R"({"jsonrpc":"2.0","method":"x","params":{"text":")" + std::string(300 * 1024, 'a') + bad + R"("}})";
+    EXPECT_THROW(parseMessage(body), json::exception) << bad;
+  }
+  std::string smallBad = R"({"jsonrpc":"2.0","method":"x\x01","params":{"text":")" + std::string(300 * 1024, 'a') + R"("}})";
+  smallBad.replace(smallBad.find("\\x01"), 4, "\x01");
+  EXPECT_THROW(parseMessage(smallBad), json::exception);
 }
 
 // The fast path's own devices never show: a small string that looks like its marker, a big
