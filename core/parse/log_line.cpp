@@ -24,28 +24,32 @@ constexpr long long kMaxRankNumber = 1 << 20;
 // Launcher prefixes. Returns the length of the prefix consumed, 0 when there is none.
 size_t parsePrefix(std::string_view s, int& rank) {
   long long n = 0;
-  // torchrun --tee: "[rank3]:" (torch >= 2.2) or "[default3]:" (older)
-  for (std::string_view tag : {std::string_view("[rank"), std::string_view("[default")}) {
-    if (s.substr(0, tag.size()) == tag) {
-      size_t d = readInt(s, tag.size(), n);
-      size_t p = tag.size() + d;
-      if (d > 0 && n < kMaxRankNumber && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
-        rank = static_cast<int>(n);
-        p += 2;
-        // "[default0]:[rank12]:": the older launcher's tag is the local rank on its node; the
-        // worker's own "[rank12]:" inside it (torch 2.x's c10d logs) is the global rank.
-        long long global = 0;
-        constexpr std::string_view kInner("[rank");
-        if (tag[1] == 'd' && s.substr(p, kInner.size()) == kInner) {
-          size_t gd = readInt(s, p + kInner.size(), global);
-          size_t q = p + kInner.size() + gd;
-          if (gd > 0 && global < kMaxRankNumber && s.substr(q, 2) == "]:") {
-            rank = static_cast<int>(global);
-            p = q + 2;
-          }
+  // torchrun --tee: "[rank3]:" (torch >= 2.2) or "[default3]:" (older). Compared with lengths
+  // the compiler sees (a compare of runtime length is a call to memcmp, on every line).
+  std::string_view tag;
+  if (s.size() > 5 && s[0] == '[') {
+    if (std::memcmp(s.data() + 1, "rank", 4) == 0) tag = "[rank";
+    else if (s.size() > 8 && std::memcmp(s.data() + 1, "default", 7) == 0) tag = "[default";
+  }
+  if (!tag.empty()) {
+    size_t d = readInt(s, tag.size(), n);
+    size_t p = tag.size() + d;
+    if (d > 0 && n < kMaxRankNumber && p + 1 < s.size() + 1 && s.substr(p, 2) == "]:") {
+      rank = static_cast<int>(n);
+      p += 2;
+      // "[default0]:[rank12]:": the older launcher's tag is the local rank on its node; the
+      // worker's own "[rank12]:" inside it (torch 2.x's c10d logs) is the global rank.
+      long long global = 0;
+      constexpr std::string_view kInner("[rank");
+      if (tag[1] == 'd' && s.substr(p, kInner.size()) == kInner) {
+        size_t gd = readInt(s, p + kInner.size(), global);
+        size_t q = p + kInner.size() + gd;
+        if (gd > 0 && global < kMaxRankNumber && s.substr(q, 2) == "]:") {
+          rank = static_cast<int>(global);
+          p = q + 2;
         }
-        return p;
       }
+      return p;
     }
   }
   // mpirun --tag-output: "[1,3]<stderr>:" or "[1,3]<stdout>:"

@@ -263,35 +263,38 @@ constexpr std::array<KeyVector, kKeys.size()> kKeyVectors = [] {
 static_assert(std::all_of(kKeys.begin(), kKeys.end(), [](const Key& k) { return k.text.size() <= 15; }));
 #endif
 
-// Whether the key `k` starts at s[at], without case: sixteen bytes at once when the line has
-// them (upper-case letters folded to lower case alone, so '_' and ' ' stay themselves).
+// Whether the key `k` starts at s[at], without case: sixteen bytes at once (upper-case letters
+// folded to lower case alone, so '_' and ' ' stay themselves). Near the end of the line the
+// bytes left are copied after zeros' fashion into sixteen: no key holds a zero byte, so a key
+// longer than what is left never matches.
 class KeyTester {
  public:
   KeyTester(std::string_view s, size_t at) : s_(s), at_(at) {
 #if defined(__SSE2__)
-    wide_ = s.size() - at >= 16;
-    if (wide_) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
-      folded_ = _mm_or_si128(v, _mm_and_si128(bytesInRange(v, 'A', 26), _mm_set1_epi8(0x20)));
+    const char* from = s.data() + at;
+    alignas(16) char tail[16] = {};
+    if (s.size() - at < 16) {
+      std::memcpy(tail, from, s.size() - at);
+      from = tail;
     }
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+    folded_ = _mm_or_si128(v, _mm_and_si128(bytesInRange(v, 'A', 26), _mm_set1_epi8(0x20)));
 #endif
   }
   bool startsWith(uint8_t k) const {
 #if defined(__SSE2__)
-    if (wide_) {
-      const KeyVector& key = kKeyVectors[k];
-      int same = _mm_movemask_epi8(_mm_cmpeq_epi8(folded_, _mm_load_si128(reinterpret_cast<const __m128i*>(key.bytes))));
-      return (same & key.lengthBits) == key.lengthBits;
-    }
-#endif
+    const KeyVector& key = kKeyVectors[k];
+    int same = _mm_movemask_epi8(_mm_cmpeq_epi8(folded_, _mm_load_si128(reinterpret_cast<const __m128i*>(key.bytes))));
+    return (same & key.lengthBits) == key.lengthBits;
+#else
     return startsWithLower(s_, at_, kKeys[k].text);
+#endif
   }
 
  private:
-  std::string_view s_;
-  size_t at_;
+  [[maybe_unused]] std::string_view s_;
+  [[maybe_unused]] size_t at_;
 #if defined(__SSE2__)
-  bool wide_ = false;
   __m128i folded_;
 #endif
 };
@@ -321,9 +324,9 @@ MetricSample extractMetrics(std::string_view message) {
       // ':' and '=' in most loggers; '|' in tables of one key and value per row ("| loss | nan |",
       // OpenAI's logger in baselines and the diffusion codebases).
       if (i < s.size() && (s[i] == ':' || s[i] == '=' || s[i] == '|')) ++i;
-      else if (startsWithLower(s, i, "is ")) i += 3;  // "loss is nan at step 2"
+      else if (i < s.size() && (s[i] | 0x20) == 'i' && startsWithLower(s, i, "is ")) i += 3;  // "loss is nan at step 2"
       skipQuotesAndSpaces();
-      if (startsWithLower(s, i, "tensor(")) i += 7;
+      if (i < s.size() && (s[i] | 0x20) == 't' && startsWithLower(s, i, "tensor(")) i += 7;
       double value = 0;
       size_t used = readNumber(message, i, value);
       if (used == 0) continue;

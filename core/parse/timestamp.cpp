@@ -70,7 +70,7 @@ std::optional<TimestampMatch> matchTimestamp(std::string_view s) {
     }
   }
   // glog: "I0501 12:00:00.123456" (severity letter, month, day; no year).
-  if (i < s.size() && std::string_view("IWEF").find(s[i]) != std::string_view::npos && digitsAt(s, i + 1, 4) &&
+  if (i < s.size() && (s[i] == 'I' || s[i] == 'W' || s[i] == 'E' || s[i] == 'F') && digitsAt(s, i + 1, 4) &&
       i + 6 < s.size() && s[i + 5] == ' ' && clockAt(s, i + 6)) {
     double seconds = 0;
     m.end = readClock(s, i + 6, fixedInt(s, i + 1, 2), fixedInt(s, i + 3, 2), false, seconds);
