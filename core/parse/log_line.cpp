@@ -94,12 +94,12 @@ size_t parseHostPrefix(std::string_view s, std::string& host) {
   while (i < s.size() && i < 64) {
     char c = s[i];
     if (c == ':') break;
-    if (!(std::islower(static_cast<unsigned char>(c)) || isDigit(c) || c == '-' || c == '.' || c == '_')) return 0;
+    if (!(text::isLower(c) || isDigit(c) || c == '-' || c == '.' || c == '_')) return 0;
     digit |= isDigit(c);
     ++i;
   }
   if (i == 0 || !digit || i + 1 >= s.size() || s[i] != ':' || s[i + 1] != ' ') return 0;
-  if (!std::islower(static_cast<unsigned char>(s[0]))) return 0;
+  if (!text::isLower(s[0])) return 0;
   host = std::string(s.substr(0, i));
   return i + 1;
 }

@@ -70,7 +70,7 @@ bool exceptionHead(std::string_view msg, std::string_view& type, std::string_vie
   if (msg.empty() || msg[0] == ' ' || msg[0] == '\t') return false;
   size_t i = 0;
   while (i < msg.size() && (isIdent(msg[i]) || msg[i] == '.')) ++i;
-  if (i == 0 || !(std::isalpha(static_cast<unsigned char>(msg[0])) || msg[0] == '_')) return false;
+  if (i == 0 || !(text::isAlpha(msg[0]) || msg[0] == '_')) return false;
   if (i < msg.size() && msg[i] != ':') return false;
   type = msg.substr(0, i);
   message = {};
