@@ -265,7 +265,7 @@ static_assert(std::all_of(kKeys.begin(), kKeys.end(), [](const Key& k) { return 
 
 // Whether the key `k` starts at s[at], without case: sixteen bytes at once (upper-case letters
 // folded to lower case alone, so '_' and ' ' stay themselves). Near the end of the line the
-// bytes left are copied after zeros' fashion into sixteen: no key holds a zero byte, so a key
+// bytes left are copied into a zeroed block of sixteen: no key holds a zero byte, so a key
 // longer than what is left never matches.
 class KeyTester {
  public:

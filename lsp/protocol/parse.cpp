@@ -1,6 +1,7 @@
 // Big strings read here, everything else by nlohmann's parser (see parse.h).
 #include "lsp/protocol/parse.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -49,57 +50,60 @@ void appendUtf8(uint32_t cp, std::string& out) {
   }
 }
 
-// Unescapes the contents of a JSON string token (between its quotes) to `dst`, which may be the
-// token's own bytes or any place before them (the output is never longer than the input, and
-// each byte is written only after the bytes it came from were read). Returns the length, or
-// nullopt on a bad escape or a lone surrogate (nlohmann's parser then reports the error).
-// With a null `dst`, only checks and measures.
-std::optional<size_t> unescapeTo(char* dst, std::string_view in) {
+// The length of the JSON escape at s[i] (a backslash): 2, 6, or 12 for a surrogate pair; 0 for
+// one JSON refuses (an unknown letter, bad hex digits, a lone surrogate).
+size_t escapeLength(std::string_view s, size_t i) {
+  if (i + 1 >= s.size()) return 0;
+  switch (s[i + 1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+      return 2;
+    case 'u': {
+      uint32_t cp = 0, low = 0;
+      if (!readHex4(s, i + 2, cp)) return 0;
+      if (cp >= 0xDC00 && cp <= 0xDFFF) return 0;
+      if (cp < 0xD800 || cp > 0xDBFF) return 6;
+      if (i + 8 > s.size() || s[i + 6] != '\\' || s[i + 7] != 'u' || !readHex4(s, i + 8, low) || low < 0xDC00 || low > 0xDFFF)
+        return 0;
+      return 12;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Unescapes the contents of a JSON string token (between its quotes) that validStringEnd
+// accepted, to `dst`, which may be the token's own bytes or any place before them (the output is
+// never longer than the input, and each byte is written only after the bytes it came from were
+// read). Returns the length.
+size_t unescapeTo(char* dst, std::string_view in) {
   size_t n = 0, i = 0;
-  auto put = [&](char c) {
-    if (dst) dst[n] = c;
-    ++n;
-  };
   while (i < in.size()) {
     const void* hit = std::memchr(in.data() + i, '\\', in.size() - i);
     size_t bs = hit ? static_cast<size_t>(static_cast<const char*>(hit) - in.data()) : in.size();
-    if (dst) std::memmove(dst + n, in.data() + i, bs - i);
+    std::memmove(dst + n, in.data() + i, bs - i);
     n += bs - i;
-    if (bs == in.size()) break;
-    if (bs + 1 >= in.size()) return std::nullopt;
-    char e = in[bs + 1];
-    i = bs + 2;
-    switch (e) {
-      case '"': put('"'); break;
-      case '\\': put('\\'); break;
-      case '/': put('/'); break;
-      case 'b': put('\b'); break;
-      case 'f': put('\f'); break;
-      case 'n': put('\n'); break;
-      case 'r': put('\r'); break;
-      case 't': put('\t'); break;
+    if (bs + 1 >= in.size()) break;  // (a checked token never ends in a lone backslash)
+    // 2, 6 or 12: the token was checked (and an escape is never read as shorter than 2, so the
+    // loop always moves on).
+    i = bs + std::max<size_t>(escapeLength(in, bs), 2);
+    switch (char e = in[bs + 1]) {
+      case 'b': dst[n++] = '\b'; break;
+      case 'f': dst[n++] = '\f'; break;
+      case 'n': dst[n++] = '\n'; break;
+      case 'r': dst[n++] = '\r'; break;
+      case 't': dst[n++] = '\t'; break;
       case 'u': {
-        uint32_t cp = 0;
-        if (!readHex4(in, i, cp)) return std::nullopt;
-        i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          uint32_t low = 0;
-          if (i + 2 > in.size() || in[i] != '\\' || in[i + 1] != 'u' || !readHex4(in, i + 2, low) || low < 0xDC00 ||
-              low > 0xDFFF)
-            return std::nullopt;
-          i += 6;
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          return std::nullopt;
-        }
+        uint32_t cp = 0, low = 0;
+        readHex4(in, bs + 2, cp);
+        if (cp >= 0xD800 && cp <= 0xDBFF && readHex4(in, bs + 8, low)) cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         // At most 4 bytes from at least 6 ("\uXXXX"): still behind the reading position.
         std::string utf8;
         appendUtf8(cp, utf8);
-        for (char c : utf8) put(c);
+        for (char c : utf8) dst[n++] = c;
         break;
       }
-      default:
-        return std::nullopt;
+      default:  // '"', '\\' and '/' stand for themselves
+        dst[n++] = e;
     }
   }
   return n;
@@ -122,29 +126,8 @@ size_t utf8Length(const unsigned char* p, size_t n, size_t i) {
   return 0;
 }
 
-// The length of the escape at s[i] (a backslash) as unescapeTo reads it: 2, 6, or 12 for a
-// surrogate pair; 0 for one it refuses (an unknown letter, bad hex digits, a lone surrogate).
-size_t escapeLength(std::string_view s, size_t i) {
-  if (i + 1 >= s.size()) return 0;
-  switch (s[i + 1]) {
-    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-      return 2;
-    case 'u': {
-      uint32_t cp = 0, low = 0;
-      if (!readHex4(s, i + 2, cp)) return 0;
-      if (cp >= 0xDC00 && cp <= 0xDFFF) return 0;
-      if (cp < 0xD800 || cp > 0xDBFF) return 6;
-      if (i + 8 > s.size() || s[i + 6] != '\\' || s[i + 7] != 'u' || !readHex4(s, i + 8, low) || low < 0xDC00 || low > 0xDFFF)
-        return 0;
-      return 12;
-    }
-    default:
-      return 0;
-  }
-}
-
 // Where the string token that starts at `open` (its quote) ends, when it is one JSON allows:
-// UTF-8 without control characters between its quotes, and escapes unescapeTo takes. npos
+// UTF-8 without control characters between its quotes, and escapes JSON allows. npos
 // when it is not, or never ends. One pass over its bytes, sixteen at a time between the ones
 // that need a look (a quote, a backslash, a control character, a byte outside ASCII): a big
 // text is read once here and once more to unescape it, and on this machine's memory each pass
@@ -258,10 +241,10 @@ std::optional<json> parseFast(std::string& body, size_t bigFrom) {
   for (size_t k = 0; k < bigs.size(); ++k) {
     if (k == biggest) continue;
     std::string copy(bigs[k].size(), '\0');
-    copy.resize(*unescapeTo(copy.data(), bigs[k]));
+    copy.resize(unescapeTo(copy.data(), bigs[k]));
     *slots[k] = std::move(copy);
   }
-  size_t n = *unescapeTo(body.data(), bigs[biggest]);
+  size_t n = unescapeTo(body.data(), bigs[biggest]);
   body.resize(n);
   *slots[biggest] = std::move(body);
   return out;
