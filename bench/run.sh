@@ -137,6 +137,13 @@ if [[ -x build/lsp_latency ]]; then
   build/lsp_latency "$lspSize"
 fi
 
+# What one line costs, by kind, against finding and copying it (bench/line_costs.cpp): where a
+# per-line change shows when the figures above cannot tell it from the machine's noise.
+if [[ -x build/line_costs ]]; then
+  echo
+  build/line_costs
+fi
+
 # Figures are not judged here, but a wrong answer is: the parallel path must say what the serial one says.
 if [[ $same != identical ]]; then
   echo "bench: the parallel and serial diagnoses differ" >&2
