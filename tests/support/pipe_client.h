@@ -3,6 +3,8 @@
 #pragma once
 
 #include <boost/process.hpp>
+
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,8 +36,16 @@ class PipeClient : public LspClientBase {
   }
 
   void sendRaw(const std::string& body) override {
-    in_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
+    in_ << "Content-Length: " << body.size() << "\r\n\r\n";
     in_.flush();
+    // The body in writes as big as the pipe takes, as an editor's client writes it (Node's
+    // streams hand libuv the whole buffer): the stream's own 1 KiB buffer would cut a 100 MB
+    // log into 100,000 writes, which timed this client, not the server.
+    for (size_t at = 0; at < body.size();) {
+      int n = in_.pipe().write(body.data() + at, static_cast<int>(std::min<size_t>(body.size() - at, size_t{1} << 30)));
+      if (n <= 0) break;
+      at += static_cast<size_t>(n);
+    }
   }
 
   void closeInput() {
