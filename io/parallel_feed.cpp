@@ -60,6 +60,33 @@ unsigned workerCount(const FeedOptions& options) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// What analysing a block needs besides the block: scanning space for the prefilter, and the
+// parse of the line before the block. One per thread.
+struct Analyst {
+  core::Prefilter::Scratch scratch;
+  const core::Prefilter* scratchFor = nullptr;
+  core::ParsedLine beforeLine;
+
+  // Computes the block's facts (core::analyzeLines, pure), with the prefilter ready now.
+  void analyze(Block& block, const core::Matcher& matcher, const FeedOptions& options) {
+    const core::Prefilter* prefilter = options.prefilter;
+    if (!prefilter && options.lazyPrefilter) prefilter = options.lazyPrefilter->get();
+    if (prefilter && prefilter != scratchFor) {
+      scratch = prefilter->newScratch();
+      scratchFor = prefilter;
+    }
+    const core::ParsedLine* before = block.previous ? &*block.previous : nullptr;
+    if (!before && block.hasBefore) {
+      core::parseLineInto(block.before, block.source, block.firstLine - 1, beforeLine);
+      core::maskLineSecrets(beforeLine);  // as it was when its own block read it
+      if (beforeLine.rank < 0) beforeLine.rank = block.defaultRank;
+      if (!beforeLine.message().empty()) before = &beforeLine;
+    }
+    core::analyzeLines(matcher, block.text, block.source, block.firstLine, block.defaultRank, before, block.facts,
+                       prefilter, &scratch);
+  }
+};
+
 // The pipeline: `next` fills blocks on this thread, workers analyse them, this thread applies
 // them in order. Returns false when `next` failed.
 bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options,
@@ -78,44 +105,41 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   std::deque<std::shared_ptr<Block>> queue;  // read, not yet taken by a worker
   bool done = false;
 
+  // An input that fits in one block is analysed on this thread: starting the workers (their
+  // threads, their scanning space, their memory) cost more than analysing a traceback, and was
+  // most of what a short log's diagnosis cost. The pool starts when a second block is read.
   std::vector<std::thread> pool;
-  for (unsigned i = 0; i < workers; ++i) {
-    pool.emplace_back([&] {
-      core::Prefilter::Scratch scratch;
-      const core::Prefilter* scratchFor = nullptr;
-      core::ParsedLine beforeLine;
-      while (true) {
-        std::shared_ptr<Block> block;
-        {
-          std::unique_lock<std::mutex> lock(mutex);
-          changed.wait(lock, [&] { return done || !queue.empty(); });
-          if (queue.empty()) return;
-          block = queue.front();
-          queue.pop_front();
+  std::shared_ptr<Block> held;  // the first block, while no second one has been read
+  auto startPool = [&] {
+    for (unsigned i = 0; i < workers; ++i) {
+      pool.emplace_back([&] {
+        Analyst analyst;
+        while (true) {
+          std::shared_ptr<Block> block;
+          {
+            std::unique_lock<std::mutex> lock(mutex);
+            changed.wait(lock, [&] { return done || !queue.empty(); });
+            if (queue.empty()) return;
+            block = queue.front();
+            queue.pop_front();
+          }
+          analyst.analyze(*block, matcher, options);
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            block->ready = true;
+          }
+          changed.notify_all();
         }
-        const core::Prefilter* prefilter = options.prefilter;
-        if (!prefilter && options.lazyPrefilter) prefilter = options.lazyPrefilter->get();
-        if (prefilter && prefilter != scratchFor) {
-          scratch = prefilter->newScratch();
-          scratchFor = prefilter;
-        }
-        const core::ParsedLine* before = block->previous ? &*block->previous : nullptr;
-        if (!before && block->hasBefore) {
-          core::parseLineInto(block->before, block->source, block->firstLine - 1, beforeLine);
-          core::maskLineSecrets(beforeLine);  // as it was when its own block read it
-          if (beforeLine.rank < 0) beforeLine.rank = block->defaultRank;
-          if (!beforeLine.message().empty()) before = &beforeLine;
-        }
-        core::analyzeLines(matcher, block->text, block->source, block->firstLine, block->defaultRank, before,
-                           block->facts, prefilter, &scratch);
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          block->ready = true;
-        }
-        changed.notify_all();
-      }
-    });
-  }
+      });
+    }
+  };
+  auto enqueue = [&](std::shared_ptr<Block> block) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      queue.push_back(std::move(block));
+    }
+    changed.notify_all();
+  };
 
   std::deque<std::shared_ptr<Block>> inOrder;  // read, not yet applied
   // Applied blocks, kept for their memory: their strings and vectors are reused by the next
@@ -172,13 +196,23 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         hasLast = true;
       }
       inOrder.push_back(block);
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        queue.push_back(std::move(block));
+      if (pool.empty() && !held) {
+        held = std::move(block);
+        continue;
       }
-      changed.notify_all();
+      if (pool.empty()) {
+        startPool();
+        enqueue(std::move(held));
+      }
+      enqueue(std::move(block));
     }
     if (inOrder.empty()) break;
+    if (held) {  // the whole input was one block
+      Analyst here;
+      here.analyze(*held, matcher, options);
+      held->ready = true;
+      held.reset();
+    }
     {
       std::unique_lock<std::mutex> lock(mutex);
       changed.wait(lock, [&] { return inOrder.front()->ready; });

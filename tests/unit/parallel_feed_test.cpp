@@ -194,6 +194,31 @@ TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
   }
 }
 
+// Threads of this process now (the entries of /proc/self/task).
+size_t threadCount() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// A log that fits in one block (a pasted traceback, a selection) is read on the calling thread:
+// starting the workers cost more than the reading. A longer one is read by the workers.
+TEST_F(ParallelFeedTest, AnInputOfOneBlockStartsNoThread) {
+  const std::string text =
+      "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+  const std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
+  for (size_t blockBytes : {size_t{128} << 10, size_t{40}}) {
+    const size_t before = threadCount();
+    size_t during = 0;
+    auto o = options(2, blockBytes, saved_);
+    o.progress = [&](uint64_t) { during = std::max(during, threadCount()); };
+    EXPECT_EQ(viaFeed(text, o), serial);
+    if (blockBytes > text.size()) EXPECT_EQ(during, before);
+    else EXPECT_EQ(during, before + 2) << "two workers while the blocks were read";
+  }
+}
+
 // A folder of per-rank logs read on every core (FolderFeed with a matcher) gives the answer of the
 // same folder read line by line: the recorded torchrun --log_dir runs, and a folder of files whose
 // last lines have no '\n' and whose traceback starts in one file and must not run on in the next.
