@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "core/render/report.h"
+#include "io/huge_pages.h"
 #include "lsp/language_server.h"
 
 namespace {
@@ -29,6 +30,7 @@ Run 'denpex <command> --help' for a command's options.
 }  // namespace
 
 int main(int argc, char** argv) {
+  denpex::io::prepareHugePageHeap();
   std::ios::sync_with_stdio(false);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {

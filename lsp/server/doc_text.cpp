@@ -1,7 +1,7 @@
 // Snapshots of a document's text that share one buffer while it only grows (see doc_text.h).
 #include "lsp/server/doc_text.h"
 
-#include "lsp/transport/huge_pages.h"
+#include "io/huge_pages.h"
 
 #include <algorithm>
 #include <cstring>
@@ -16,7 +16,7 @@ std::shared_ptr<const DocText> DocText::fresh(std::string_view head, std::string
   // until a log grows into it.
   size_t capacity = size + size / 2 + 4096;
   text->buffer_->block.reset(new char[capacity]);
-  adviseHugePages(text->buffer_->block.get(), capacity);  // before the copy touches its pages
+  io::adviseHugePages(text->buffer_->block.get(), capacity);  // before the copy touches its pages
   text->buffer_->data = text->buffer_->block.get();
   text->buffer_->capacity = capacity;
   if (!head.empty()) std::memcpy(text->buffer_->data, head.data(), head.size());

@@ -1,7 +1,7 @@
 // Content-Length framing (see stream_transport.h).
 #include "lsp/transport/stream_transport.h"
 
-#include "lsp/transport/huge_pages.h"
+#include "io/huge_pages.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -165,7 +165,7 @@ Transport::ReadStatus StreamTransport::read(std::string& body) {
   size_t n = static_cast<size_t>(length);
   body.clear();
   body.reserve(n + 64 + (n >= (1u << 20) ? n / 2 : 0));
-  adviseHugePages(body.data(), body.capacity());
+  io::adviseHugePages(body.data(), body.capacity());
   size_t have = std::min(n, buf_.size() - pos_);
   body.append(buf_, pos_, have);
   pos_ += have;

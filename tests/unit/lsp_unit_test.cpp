@@ -6,9 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "core/render/report.h"
@@ -20,8 +17,9 @@
 #include "lsp/server/server.h"
 #include "lsp/server/settings.h"
 #include "lsp/server/doc_text.h"
-#include "lsp/transport/huge_pages.h"
+#include "io/huge_pages.h"
 #include "lsp/transport/stream_transport.h"
+#include "support/vm_flags.h"
 
 namespace denpex::lsp {
 namespace {
@@ -68,38 +66,20 @@ TEST(Transport, ReadsFramesWithOtherHeadersAndStrayBlankLines) {
   EXPECT_EQ(t.read(body), Transport::ReadStatus::kEof);
 }
 
-// The flags /proc/self/smaps gives the mapping that holds `p` ("hg": advised huge pages).
-std::string vmFlagsAt(const void* p) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<uintptr_t>(p);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = lo <= at && at < hi;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line.substr(8) + " ";
-    }
-  }
-  return "";
-}
-
 // A log opened in the editor arrives as one big message that becomes the document's buffer: it
 // is asked to be backed by huge pages before the first byte lands in it (a page fault per 4 KiB
 // cost more than the pipe), and so is a document's copy when it outgrows its buffer.
 TEST(Transport, AdvisesHugePagesForABigMessage) {
   if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) GTEST_SKIP() << "this kernel has no huge pages";
-  const std::string text(kHugePagesFrom + (1u << 20), 'x');
+  const std::string text(io::kHugePagesFrom + (1u << 20), 'x');
   std::FILE* in = input(frame("{\"t\":\"" + text + "\"}"));
   StreamTransport t(in, std::tmpfile());
   std::string body;
   ASSERT_EQ(t.read(body), Transport::ReadStatus::kMessage);
   ASSERT_EQ(body.size(), text.size() + 8);
-  EXPECT_NE(vmFlagsAt(body.data() + body.size() / 2).find(" hg "), std::string::npos) << vmFlagsAt(body.data());
+  EXPECT_NE(test::vmFlagsAt(body.data() + body.size() / 2).find(" hg "), std::string::npos) << test::vmFlagsAt(body.data());
   auto doc = DocText::make(text);
-  EXPECT_NE(vmFlagsAt(doc->view().data() + text.size() / 2).find(" hg "), std::string::npos);
+  EXPECT_NE(test::vmFlagsAt(doc->view().data() + text.size() / 2).find(" hg "), std::string::npos);
   // A small message is left as it is.
   std::FILE* small = input(frame("{\"t\":1}"));
   StreamTransport s(small, std::tmpfile());
