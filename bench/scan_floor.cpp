@@ -1,8 +1,13 @@
-// The floor under `denpex diagnose` on this machine: the one Vectorscan pass that names each
-// line's candidate patterns (the shipped rules' saved database, the same literals), over every
-// line of a log, on every core, with nothing else done: no parse, no RE2, no diagnosis. Whatever
-// denpex costs beyond this is per-line work; this part no design that looks at every line for
-// every rule signal avoids. Prints the best wall time in seconds of a few runs.
+// The floor under `denpex diagnose` on this machine, two ways. First, the one Vectorscan pass
+// that names candidate patterns (the shipped rules' saved database, the same literals) over a
+// log's bytes as they lie, in blocks of lines, on every core, and each line's end, with nothing
+// else done: no parse, no RE2, no diagnosis. No design that looks at every line for every rule
+// signal avoids it. Second, the same pass and each line's metrics read (core::extractMetrics),
+// which a diagnosis with today's answers needs of every metric line: the first non-finite value,
+// the grad-norm window before it, the loss-scale history, and the count of metric lines that
+// numbers the steps of lines printing none. Whatever denpex costs beyond the second is the rest
+// of its per-line work. Prints the best wall time in seconds of a few runs of each:
+// "SCAN SCAN_AND_METRICS".
 //   scan_floor LOG [RUNS]
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "core/analyze/line_facts.h"
+#include "core/parse/metrics.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_bundle.h"
 #include "io/rule_dirs.h"
@@ -27,28 +33,33 @@ using namespace denpex;
 
 namespace {
 
-// Scans [begin, end) of the text, which starts and ends at line starts, in blocks of lines as
-// denpex does (io/parallel_feed.cpp: 128 KiB). Returns how many candidates it found, so the work
-// cannot be optimised away.
-size_t scanRange(const core::Prefilter& prefilter, std::string_view text) {
+// Reads [begin, end) of the text, which starts and ends at line starts, in blocks of lines as
+// denpex does (io/parallel_feed.cpp: 128 KiB): one Vectorscan pass over each block's bytes as
+// they are, and each line's end; with `metrics`, also each line's metrics (core::extractMetrics).
+// Returns a count of what it found, so the work cannot be optimised away.
+size_t readRange(const core::Prefilter& prefilter, std::string_view text, bool metrics) {
   core::Prefilter::Scratch scratch = prefilter.newScratch();
   core::Prefilter::Candidates found;
-  std::vector<std::string_view> lines;
-  size_t candidates = 0;
+  std::vector<std::string_view> block(1);
+  size_t count = 0;
   size_t at = 0;
   while (at < text.size()) {
-    lines.clear();
-    size_t blockEnd = std::min(text.size(), at + (128u << 10));
-    while (at < blockEnd) {
-      const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
-      size_t end = nl ? static_cast<const char*>(nl) - text.data() : text.size();
-      lines.push_back(text.substr(at, end - at));
-      at = end + 1;
+    size_t cut = std::min(text.size(), at + (128u << 10));
+    const void* nl = std::memchr(text.data() + cut - 1, '\n', text.size() - cut + 1);
+    size_t end = nl ? static_cast<const char*>(nl) - text.data() + 1 : text.size();
+    block[0] = text.substr(at, end - at);
+    prefilter.candidates(block, scratch, found);
+    count += found.hits.size();
+    for (size_t p = at; p < end;) {
+      const void* lineEnd = std::memchr(text.data() + p, '\n', end - p);
+      size_t e = lineEnd ? static_cast<const char*>(lineEnd) - text.data() : end;
+      if (metrics) count += core::extractMetrics(text.substr(p, e - p)).loss.has_value();
+      else count += (e - p) & 1;
+      p = e + 1;
     }
-    prefilter.candidates(lines, scratch, found);
-    candidates += found.hits.size();
+    at = end;
   }
-  return candidates;
+  return count;
 }
 
 }  // namespace
@@ -89,20 +100,23 @@ int main(int argc, char** argv) {
     from = to;
   }
 
-  double best = 1e9;
-  size_t total = 0;
-  for (int r = 0; r < std::max(1, runs); ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<size_t> counts(ranges.size());
-    std::vector<std::thread> pool;
-    for (size_t i = 0; i < ranges.size(); ++i)
-      pool.emplace_back([&, i] { counts[i] = scanRange(*prefilter, ranges[i]); });
-    for (auto& t : pool) t.join();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    total = 0;
-    for (size_t c : counts) total += c;
-  }
-  std::printf("%.3f %zu\n", best, total);
+  // The best wall time of `runs` reads of every range at once, one thread per range.
+  auto time = [&](bool metrics) {
+    double best = 1e9;
+    for (int r = 0; r < std::max(1, runs); ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      std::vector<size_t> counts(ranges.size());
+      std::vector<std::thread> pool;
+      for (size_t i = 0; i < ranges.size(); ++i)
+        pool.emplace_back([&, i] { counts[i] = readRange(*prefilter, ranges[i], metrics); });
+      for (auto& t : pool) t.join();
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+  };
+  const double scan = time(false);
+  const double withMetrics = time(true);
+  std::printf("%.3f %.3f\n", scan, withMetrics);
   munmap(map, size);
   close(fd);
   return 0;
