@@ -88,7 +88,7 @@ for ((round = 0; round < runs; round++)); do
   best 1 --diagnosis "$denpex" diagnose --format json "$work/half.log" >> "$work/t.half"
   best 1 --diagnosis "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log" >> "$work/t.twins"
   best 1 --diagnosis "$denpex" diagnose --format json "$work/ranks" >> "$work/t.folder"
-  if [[ -x build/scan_floor ]]; then build/scan_floor "$work/big.log" 1 >> "$work/t.floor"; fi
+  if [[ -x build/scan_floor ]]; then build/scan_floor "$work/big.log" 3 >> "$work/t.floor"; fi
 done
 [[ ! -e $work/failed ]] || exit 1
 fastest() { if [[ -s $work/t.$1 ]]; then sort -n "$work/t.$1" | head -1; else echo -; fi; }

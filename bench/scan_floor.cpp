@@ -77,7 +77,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   size_t size = static_cast<size_t>(st.st_size);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // Mapped with every page in place before the clock starts: denpex reads a log with read(), and
+  // a page fault per 4 KiB of the mapping (on this project's virtual machines, as much as the
+  // scan) would be the mapping's cost, not the scan's.
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (map == MAP_FAILED) return 2;
   std::string_view text(static_cast<const char*>(map), size);
 
