@@ -136,7 +136,7 @@ echo "| denpex version (process start alone) | ${version} ms | |"
 
 if [[ -x build/lsp_latency ]]; then
   echo
-  build/lsp_latency "$lspSize"
+  build/lsp_latency "$lspSize" "$work/big.log"  # and "Diagnose File" on the CLI's log, from disk
 fi
 
 # What one line costs, by kind, against finding and copying it (bench/line_costs.cpp): where a

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -56,6 +57,72 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error, Re
     return std::nullopt;
   }
   return buf.str();
+}
+
+std::optional<std::ifstream> openLogStream(const fs::path& path, std::string& error, uintmax_t* size) {
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    error = path.string() + ": no such file";
+    return std::nullopt;
+  }
+  if (fs::is_directory(status)) {
+    error = path.string() + ": is a directory";
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(status)) {
+    error = path.string() + ": not a regular file (a FIFO, a socket or a device is not read)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path.string() + ": cannot be read (permission denied?)";
+    return std::nullopt;
+  }
+  if (size) *size = fs::file_size(path, ec);
+  if (ec && size) *size = 0;
+  return in;
+}
+
+std::optional<std::map<uint64_t, std::string>> readLinesAt(const fs::path& path, std::vector<uint64_t> lines,
+                                                          std::string& error, size_t maxLineBytes) {
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  std::map<uint64_t, std::string> out;
+  if (lines.empty()) return out;
+  auto in = openLogStream(path, error);
+  if (!in) return std::nullopt;
+  std::string buffer(size_t{1} << 20, '\0');
+  uint64_t line = 0;       // the line the next byte belongs to
+  size_t want = 0;         // lines[want]: the next line asked for
+  std::string* taking = lines[0] == 0 ? &out[0] : nullptr;  // the line being copied
+  while (want < lines.size() && *in) {
+    in->read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const size_t got = static_cast<size_t>(in->gcount());
+    if (got == 0) break;
+    for (size_t at = 0; at < got && want < lines.size();) {
+      const void* nl = std::memchr(buffer.data() + at, '\n', got - at);
+      const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - buffer.data()) : got;
+      if (taking && taking->size() < maxLineBytes)
+        taking->append(buffer.data() + at, std::min(end - at, maxLineBytes - taking->size()));
+      if (!nl) break;  // the line goes on in the next read
+      if (taking) {
+        if (!taking->empty() && taking->back() == '\r') taking->pop_back();
+        taking = nullptr;
+        ++want;
+      }
+      ++line;
+      if (want < lines.size() && lines[want] == line) taking = &out[line];
+      at = end + 1;
+    }
+  }
+  if (in->bad()) {
+    error = path.string() + ": read error";
+    return std::nullopt;
+  }
+  // The last line, when the file ends without a '\n'.
+  if (taking && !taking->empty() && taking->back() == '\r') taking->pop_back();
+  return out;
 }
 
 bool replaceFile(const std::filesystem::path& path, const std::string& expected, const std::string& contents,

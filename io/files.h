@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace denpex::io {
 
@@ -18,6 +21,19 @@ struct ReadLimits {
 // "...: cannot be read (permission denied?)", "...: read error", "...: not a regular file",
 // "...: N MiB, over the limit of M MiB") otherwise. Thread-safe.
 std::optional<std::string> readFile(const std::filesystem::path& path, std::string& error, ReadLimits limits = {});
+
+// Opens a log to be read as a stream, never held whole: a regular file only, with readFile's
+// errors (no size limit: the reader's memory does not grow with the file). `size` is its size
+// when it was opened (for progress). Nullopt with `error` set otherwise.
+std::optional<std::ifstream> openLogStream(const std::filesystem::path& path, std::string& error, uintmax_t* size = nullptr);
+
+// The text of some lines of a file (0-based numbers; any order, repeats allowed), read in one
+// pass that stops after the last of them: each without its '\n' (and a '\r' before it), cut to
+// `maxLineBytes`. A streamed diagnosis keeps no text: the editor's positions of its evidence are
+// measured on these lines, read again. Lines past the end of the file (it shrank) are absent.
+// Nullopt with `error` set when the file cannot be read.
+std::optional<std::map<uint64_t, std::string>> readLinesAt(const std::filesystem::path& path, std::vector<uint64_t> lines,
+                                                          std::string& error, size_t maxLineBytes = size_t{1} << 20);
 
 // A config that another file names (the DeepSpeed JSON a script's TrainingArguments point at) is
 // read only to be compared, and only when it is a regular *.json file of at most 1 MiB: nullopt

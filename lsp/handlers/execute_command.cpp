@@ -21,7 +21,8 @@ const std::vector<std::string> kCommands = {"denpex.diagnose", "denpex.explain",
 
 namespace {
 
-// The biggest file the server reads from disk for a command: the biggest message it accepts.
+// The biggest file the server holds whole: a range of a file that is not open (the biggest message
+// it accepts). A whole file, or a folder's files, it streams, whatever their size.
 constexpr uintmax_t kMaxFileBytes = uintmax_t{256} << 20;
 
 // The command's result: the diagnosis as the CLI's JSON report, with its fix plans.
@@ -64,12 +65,25 @@ std::string summary(const core::Diagnosis& d) {
   return core::verdict(d.findings.front()) + (d.findings.size() > 1 ? " (+" + std::to_string(d.findings.size() - 1) + " more)" : "");
 }
 
+// The lines of source `source` that the diagnosis shows evidence on: what a log streamed from
+// disk must read again for the editor's positions.
+std::vector<uint64_t> evidenceLines(const core::Diagnosis& d, uint32_t source) {
+  std::vector<uint64_t> lines;
+  for (const auto& f : d.findings) {
+    for (const auto& e : f.evidence)
+      if (e.source == source) lines.push_back(e.line);
+    for (const auto& [rank, e] : f.rankEvidence)
+      if (e.source == source) lines.push_back(e.line);
+  }
+  return lines;
+}
+
 // A folder of per-rank logs: diagnosed as one run, the findings published on each file.
 json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest& request) {
   request.begin("denpex: diagnosing " + fs::path(path).filename().string());
   auto bundle = server.rules();
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
-  std::vector<std::string> texts, uris;
+  std::vector<std::string> uris;
   std::string error;
   std::vector<std::string> warnings;
   io::FolderFeed feed;
@@ -83,7 +97,8 @@ json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest
   feed.progress = [&](size_t done, size_t total, const std::string& name) {
     request.report(static_cast<int>(100 * done / std::max<size_t>(total, 1)), std::to_string(done) + " of " + std::to_string(total) + " files: " + name);
   };
-  auto inputs = io::feedFolder(path, diagnoser, error, &texts, &warnings, kMaxFileBytes, feed);
+  // Streamed, as the CLI reads them: no file is held whole, whatever its size or their number.
+  auto inputs = io::feedFolder(path, diagnoser, error, nullptr, &warnings, UINTMAX_MAX, feed);
   if (request.cancelled()) {
     request.end("cancelled");
     throw LspError(error::kRequestCancelled, "request cancelled");
@@ -101,22 +116,77 @@ json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest
   core::Diagnosis d = diagnoser.finish();
   for (size_t s = 0; s < inputs.size(); ++s) {
     if (inputs[s].errorFile) continue;  // its lines are the error file's traceback, not the file's
-    core::LineIndex index(texts[s]);
+    // The positions of the evidence in this file, measured on its lines read again.
+    std::string lineError;
+    auto lines = io::readLinesAt(inputs[s].path, evidenceLines(d, static_cast<uint32_t>(s)), lineError);
+    if (!lines) lines.emplace();
+    LineTexts lineTexts = [&](size_t line) -> std::string_view {
+      auto it = lines->find(line);
+      return it == lines->end() ? std::string_view() : std::string_view(it->second);
+    };
     ConvertOptions o = server.convertOptions(uris[s], 0);
     o.sourceUris = uris;
     o.documentSource = static_cast<uint32_t>(s);
     std::vector<std::pair<std::string, uint64_t>> seen;
-    server.publishDiagnostics(uris[s], std::nullopt, toDiagnostics(d, index, o, "folder", seen));
+    server.publishDiagnostics(uris[s], std::nullopt, toDiagnostics(d, lineTexts, o, "folder", seen));
   }
   request.end(summary(d));
   return diagnosisJson(d, server);
 }
 
-// A document or a file on disk, whole or a range of it. A file that is not open in the editor
-// (a log too big for the editor to hand over, diagnosed from the Explorer) is read from disk
-// and its findings are published on it.
+// A log on disk that is not open in the editor (too big for the editor to hand over, diagnosed
+// from the Explorer), streamed as the CLI reads it: the server's memory does not grow with the
+// file, and there is no size limit. Its findings are published on it, their positions measured
+// on their lines read again.
+json diagnoseFileOnDisk(Server& server, const std::string& uri, Server::LongRequest& request) {
+  const fs::path path = uriToPath(uri);
+  std::string error;
+  uintmax_t size = 0;
+  // Never a FIFO (it would block) or a device (/dev/zero never ends).
+  auto in = io::openLogStream(path, error, &size);
+  if (!in) throw LspError(error::kInvalidParams, "cannot read " + uri + ": " + error);
+  const std::string name = path.filename().string();
+  request.begin("denpex: diagnosing " + name);
+  auto bundle = server.rules();
+  core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
+  diagnoser.beginSource(name);
+  io::LazyPrefilter prefilter(*bundle->matcher);
+  prefilter.prepareFor(size);
+  io::FeedOptions feed;
+  feed.lazyPrefilter = &prefilter;
+  feed.cancel = &request.cancelled();
+  const double total = static_cast<double>(std::max<uintmax_t>(size, 1));
+  feed.progress = [&](uint64_t bytes) {
+    request.report(static_cast<int>(std::min(100.0, 100.0 * static_cast<double>(bytes) / total)),
+                   std::to_string(bytes >> 20) + " of " + std::to_string(size >> 20) + " MiB");
+  };
+  const bool read = io::feedStream(diagnoser, *bundle->matcher, *in, feed);
+  if (request.cancelled()) {
+    request.end("cancelled");
+    throw LspError(error::kRequestCancelled, "request cancelled");
+  }
+  if (!read) {
+    request.end("read error");
+    throw LspError(error::kInvalidParams, "cannot read " + uri + ": read error");
+  }
+  const core::Diagnosis diagnosis = diagnoser.finish();
+  json result = diagnosisJson(diagnosis, server);
+  auto lines = io::readLinesAt(path, evidenceLines(diagnosis, 0), error);
+  if (!lines) lines.emplace();  // gone since: each range falls back to its line's start
+  LineTexts lineTexts = [&](size_t line) -> std::string_view {
+    auto it = lines->find(line);
+    return it == lines->end() ? std::string_view() : std::string_view(it->second);
+  };
+  std::vector<std::pair<std::string, uint64_t>> seen;
+  server.publishDiagnostics(uri, std::nullopt, toDiagnostics(diagnosis, lineTexts, server.convertOptions(uri, 0), "file", seen));
+  request.end(summary(diagnosis));
+  return result;
+}
+
+// A document, whole or a range of it; or a file on disk (diagnoseFileOnDisk), or a range of one.
 json diagnoseUri(Server& server, const std::string& uri, std::optional<Range> range, Server::LongRequest& request) {
   auto doc = server.documents().view(uri);
+  if (!doc && !range) return diagnoseFileOnDisk(server, uri, request);
   DocTextPtr held;  // the open document's text, shared, not copied
   std::string disk;
   std::string_view text;
@@ -153,9 +223,6 @@ json diagnoseUri(Server& server, const std::string& uri, std::optional<Range> ra
   if (doc) {
     server.documents().setSelection(uri, diagnosis);
     server.publish(uri);
-  } else if (!range) {
-    std::vector<std::pair<std::string, uint64_t>> seen;
-    server.publishDiagnostics(uri, std::nullopt, toDiagnostics(*diagnosis, index, server.convertOptions(uri, 0), "file", seen));
   }
   request.end(summary(*diagnosis));
   return result;

@@ -16,9 +16,17 @@ json toRange(core::TextPosition start, core::TextPosition end) { return {{"start
 
 json lineStartRange(uint32_t line) { return toRange({line, 0}, {line, 0}); }
 
+LineTexts lineTextsOf(const core::LineIndex& index) {
+  return [&index](size_t line) { return index.lineText(line); };
+}
+
 json evidenceRange(const core::LineIndex& index, const core::Evidence& e, core::PositionEncoding enc) {
+  return evidenceRange(lineTextsOf(index), e, enc);
+}
+
+json evidenceRange(const LineTexts& lines, const core::Evidence& e, core::PositionEncoding enc) {
   size_t line = static_cast<size_t>(e.line);
-  std::string_view text = index.lineText(line);
+  std::string_view text = lines(line);
   size_t begin = std::min<size_t>(e.begin, text.size());
   size_t end = std::min<size_t>(e.end, text.size());
   if (end <= begin) {
@@ -34,7 +42,7 @@ json evidenceRange(const core::LineIndex& index, const core::Evidence& e, core::
 namespace {
 
 // Evidence in this document gets its exact range; evidence in another input its line.
-std::optional<json> locate(const core::Evidence& e, const core::LineIndex& lines, const ConvertOptions& o) {
+std::optional<json> locate(const core::Evidence& e, const LineTexts& lines, const ConvertOptions& o) {
   if (e.source == o.documentSource) return json{{"uri", o.documentUri}, {"range", evidenceRange(lines, e, o.encoding)}};
   if (e.source < o.sourceUris.size())
     return json{{"uri", o.sourceUris[e.source]}, {"range", lineStartRange(static_cast<uint32_t>(e.line))}};
@@ -46,6 +54,10 @@ json related(const json& location, const std::string& message) { return {{"locat
 }  // namespace
 
 json toDiagnostic(const core::Diagnosis& d, size_t index, const core::LineIndex& lines, const ConvertOptions& o) {
+  return toDiagnostic(d, index, lineTextsOf(lines), o);
+}
+
+json toDiagnostic(const core::Diagnosis& d, size_t index, const LineTexts& lines, const ConvertOptions& o) {
   const core::Finding& f = d.findings[index];
   const core::Rule& r = *f.rule;
   const core::Evidence& anchor = f.evidence.front();
@@ -89,6 +101,11 @@ json toDiagnostic(const core::Diagnosis& d, size_t index, const core::LineIndex&
 }
 
 json toDiagnostics(const core::Diagnosis& d, const core::LineIndex& lines, const ConvertOptions& o, const char* set,
+                   std::vector<std::pair<std::string, uint64_t>>& seen) {
+  return toDiagnostics(d, lineTextsOf(lines), o, set, seen);
+}
+
+json toDiagnostics(const core::Diagnosis& d, const LineTexts& lines, const ConvertOptions& o, const char* set,
                    std::vector<std::pair<std::string, uint64_t>>& seen) {
   json out = json::array();
   const auto& initiating = d.incident.initiatingFinding;

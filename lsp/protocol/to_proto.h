@@ -24,8 +24,15 @@ json toRange(core::TextPosition start, core::TextPosition end);
 // The empty range at the start of a line.
 json lineStartRange(uint32_t line);
 
+// The text of a line of the document diagnosed, by its 0-based number, without its '\n' (and a
+// '\r' before it); empty past the end. A LineIndex's lines, or, for a log streamed from disk and
+// never held whole, the evidence lines read again (io::readLinesAt).
+using LineTexts = std::function<std::string_view(size_t line)>;
+LineTexts lineTextsOf(const core::LineIndex& index);  // `index` must outlive the result
+
 // The range of an evidence line in the document: its matched span, or the whole line when the
 // evidence has no span.
+json evidenceRange(const LineTexts& lines, const core::Evidence& e, core::PositionEncoding enc);
 json evidenceRange(const core::LineIndex& index, const core::Evidence& e, core::PositionEncoding enc);
 
 struct ConvertOptions {
@@ -44,6 +51,7 @@ struct ConvertOptions {
 };
 
 // One finding as an LSP Diagnostic on the document it was found in.
+json toDiagnostic(const core::Diagnosis& d, size_t finding, const LineTexts& lines, const ConvertOptions& options);
 json toDiagnostic(const core::Diagnosis& d, size_t finding, const core::LineIndex& lines, const ConvertOptions& options);
 
 // The diagnostics of every finding whose first evidence line is in the document: collateral
@@ -51,6 +59,8 @@ json toDiagnostic(const core::Diagnosis& d, size_t finding, const core::LineInde
 // the rank that failed first; the same rule on the same line is shown once (`seen`, shared
 // across calls for one document). Each diagnostic's data carries `set` (document, selection,
 // folder) so a code action can find its finding again.
+json toDiagnostics(const core::Diagnosis& d, const LineTexts& lines, const ConvertOptions& options, const char* set,
+                   std::vector<std::pair<std::string, uint64_t>>& seen);
 json toDiagnostics(const core::Diagnosis& d, const core::LineIndex& lines, const ConvertOptions& options,
                    const char* set, std::vector<std::pair<std::string, uint64_t>>& seen);
 

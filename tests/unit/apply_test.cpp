@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/apply_edits.h"
+#include "io/files.h"
 
 namespace denpex::io {
 namespace {
@@ -133,6 +134,45 @@ TEST_F(SafeWriteTest, ACrlfFileGetsCrlfInAMultiLineInsert) {
   std::ostringstream log;
   EXPECT_TRUE(applyPlans({{plan(14, "# set eps for fp16\n")}}, log)) << log.str();
   EXPECT_EQ(slurp(path_), "a = AdamW(p)\r\n# set eps for fp16\r\nb = 1\r\n");
+}
+
+// The lines a streamed diagnosis shows evidence on, read again: as LineIndex::lineText gives them
+// (no '\n', no '\r' before it), across the reads of a file bigger than one buffer, in any order.
+TEST_F(ApplyTest, ReadLinesAtGivesTheLinesAskedForAndNoOthers) {
+  const fs::path log = dir_ / "big.log";
+  {
+    std::ofstream out(log, std::ios::binary);
+    for (int i = 0; i < 200000; ++i) out << "line " << i << (i % 2 ? "\r\n" : "\n");  // about 2.5 MiB
+    out << "last, without a newline";
+  }
+  std::string error;
+  auto got = readLinesAt(log, {199999, 0, 7, 7, 123456, 200000, 300000}, error);
+  ASSERT_TRUE(got) << error;
+  EXPECT_EQ(got->size(), 5u);  // 7 once; 300000 is past the end
+  EXPECT_EQ(got->at(0), "line 0");
+  EXPECT_EQ(got->at(7), "line 7");
+  EXPECT_EQ(got->at(123456), "line 123456");
+  EXPECT_EQ(got->at(199999), "line 199999");
+  EXPECT_EQ(got->at(200000), "last, without a newline");
+  // A long line is cut; nothing asked for, nothing read.
+  auto cut = readLinesAt(log, {5}, error, 3);
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->at(5), "lin");
+  EXPECT_TRUE(readLinesAt(log, {}, error)->empty());
+  EXPECT_FALSE(readLinesAt(dir_ / "none.log", {1}, error));
+  EXPECT_NE(error.find("no such file"), std::string::npos) << error;
+}
+
+TEST_F(ApplyTest, OpenLogStreamRefusesWhatIsNotARegularFile) {
+  std::string error;
+  uintmax_t size = 0;
+  auto in = openLogStream(path_, error, &size);
+  ASSERT_TRUE(in) << error;
+  EXPECT_EQ(size, text_.size());
+  EXPECT_FALSE(openLogStream(dir_, error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  EXPECT_FALSE(openLogStream("/dev/zero", error));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
 }
 
 }  // namespace
