@@ -98,7 +98,9 @@ struct Diagnoser::State {
       : rules(r), matcher(m), options(o), exceptions(o.maxExceptionGroups) {}
 
   void takeFinished() {
-    for (auto& tb : finished) exceptions.add(std::move(tb));
+    // An exception Python reported and went on from is no failure of the run.
+    for (auto& tb : finished)
+      if (!tb.ignored) exceptions.add(std::move(tb));
     finished.clear();
   }
 

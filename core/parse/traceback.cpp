@@ -143,9 +143,37 @@ bool isExceptionLine(std::string_view line) {
   return parseExceptionLine(trimRight(line), rec) && isBareException(rec) && line.find(':') != std::string_view::npos;
 }
 
+namespace {
+
+// Python's report of an exception it goes on from: "Exception ignored in: <function
+// _MultiProcessingDataLoaderIter.__del__ at 0x...>" (3.8 and later; a bound method before), and
+// the "Exception ignored while ..." and "Exception ignored on ..." of newer releases.
+bool isIgnoredNotice(std::string_view msg) { return text::startsWith(text::trim(msg), "Exception ignored "); }
+
+// How many log lines below its notice an ignored exception's record may start (a traceback
+// header on the next line; a pasted excerpt may skip a few).
+constexpr uint64_t kIgnoredReach = 8;
+// Notices waiting for their record, at most (each rank of a big job may print one at once).
+constexpr size_t kIgnoredKept = 64;
+
+}  // namespace
+
+bool TracebackTracker::takeIgnored(uint32_t source, int rank, uint64_t line) {
+  bool found = false;
+  for (auto it = ignored_.begin(); it != ignored_.end();) {
+    if (it->source == source && it->rank == rank) {
+      found |= line >= it->line && line - it->line <= kIgnoredReach;
+      it = ignored_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return found;
+}
+
 bool TracebackTracker::startsRecord(std::string_view body) {
   std::string_view msg = trimRight(body);
-  if (msg == kHeader) return true;
+  if (msg == kHeader || isIgnoredNotice(msg)) return true;
   std::string_view type, message;
   return exceptionHead(msg, type, message) && isBareException(type);
 }
@@ -168,6 +196,13 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
     hasBare_ = false;
   }
   Open* open = find(line.source, line.rank);
+  if (isIgnoredNotice(msg)) {
+    if (open) emit(*open, done);  // a record of this rank ends here
+    takeIgnored(line.source, line.rank, line.lineNo);  // an earlier notice with no record
+    if (ignored_.size() >= kIgnoredKept) ignored_.erase(ignored_.begin());  // a flood of notices stays cheap
+    ignored_.push_back({line.source, line.rank, line.lineNo});
+    return;
+  }
   if (msg == kHeader) {
     if (open && !open->awaitingChain) {
       emit(*open, done);
@@ -182,6 +217,7 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
       open->tb.rank = line.rank;
       open->tb.firstLine = line.lineNo;
       open->tb.timestamp = line.timestamp;
+      open->tb.ignored = takeIgnored(line.source, line.rank, line.lineNo);
     }
     open->tb.chain.push_back({});
     open->awaitingChain = false;
@@ -251,6 +287,7 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
   tb.rank = line.rank;
   tb.firstLine = tb.lastLine = line.lineNo;
   tb.timestamp = line.timestamp;
+  tb.ignored = takeIgnored(line.source, line.rank, line.lineNo);
   bool below = messageBelow(msg, rec);
   tb.chain.push_back(std::move(rec));
   if (!below) {

@@ -45,6 +45,10 @@ struct Traceback {
   std::string timestamp;
   // Oldest first: with chained exceptions the last entry is the one that ended the program.
   std::vector<ExceptionRecord> chain;
+  // Printed under Python's "Exception ignored in: <...>" (an exception raised in a __del__, a
+  // callback or a thread's shutdown, which Python reports and then goes on from): it did not
+  // stop the program.
+  bool ignored = false;
 
   const ExceptionRecord& final() const { return chain.back(); }
   // The innermost user frame of the final exception, else of the exceptions before it.
@@ -82,6 +86,15 @@ class TracebackTracker {
   // records are emitted in the order of their lines, as when it was emitted at once.
   Traceback bare_;
   bool hasBare_ = false;
+  // "Exception ignored in: ..." seen on (source, rank) at a log line: the record that starts
+  // there within kIgnoredReach lines is the ignored exception.
+  struct Ignored {
+    uint32_t source = 0;
+    int rank = -1;
+    uint64_t line = 0;
+  };
+  std::vector<Ignored> ignored_;
+  bool takeIgnored(uint32_t source, int rank, uint64_t line);
 
   std::vector<Open> open_;
 };

@@ -44,6 +44,24 @@ TEST_F(DiagnoserTest, Fp16NanAtStepTwoIsEpsUnderflow) {
   EXPECT_EQ(f.captures.at("eps"), "1e-08");
 }
 
+// A DataLoader's clean-up assertion that Python printed under "Exception ignored in:" is no
+// failure of the run (training went on); an exception that did end it is still reported.
+TEST_F(DiagnoserTest, AnExceptionPythonIgnoredIsNoFailure) {
+  const std::string ignored =
+      "100%|##########| 999/1000 [6:35:47<00:21, 21.14s/it]\n"
+      "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f6d5cf914c0>\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1101, in __del__\n"
+      "    self._shutdown_workers()\n"
+      "AssertionError: can only test a child process\n";
+  EXPECT_TRUE(run(ignored).findings.empty());
+  Diagnosis d = run(ignored +
+                    "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                    "KeyError: 'labels'\n");
+  ASSERT_EQ(ids(d), std::vector<std::string>{"unrecognized-exception"});
+  EXPECT_EQ(d.findings[0].exceptionType, "KeyError");
+}
+
 TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
   auto d = run(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n");
   ASSERT_EQ(d.findings.size(), 2u);

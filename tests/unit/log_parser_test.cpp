@@ -230,6 +230,35 @@ TEST(LogParser, ExceptionLinesWithoutATracebackAreTheirOwn) {
   EXPECT_EQ(tbs[1].final().type, "OSError");
 }
 
+// Python reports an exception raised in a __del__ or a callback under "Exception ignored in:" and
+// goes on: the record below the notice (within a few lines, of the same rank) is marked ignored;
+// a later one, or another rank's, is not.
+TEST(LogParser, ARecordUnderExceptionIgnoredInIsMarkedIgnored) {
+  auto tbs = track(
+      "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f6d5cf914c0>\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1101, in __del__\n"
+      "    self._shutdown_workers()\n"
+      "AssertionError: can only test a child process\n"
+      "Exception ignored in: <bound method Foo.__del__ of <Foo object at 0x7f>>\n"
+      "......\n"
+      "AssertionError: can only join a child process\n"
+      "[rank1]:Exception ignored in: <function Bar.__del__ at 0x7f>\n"
+      "[rank0]:RuntimeError: CUDA error: an illegal memory access was encountered\n"
+      "Exception ignored in: <function Baz.__del__ at 0x7f>\n"
+      "1\n2\n3\n4\n5\n6\n7\n8\n9\n"
+      "ValueError: far below the notice\n");
+  ASSERT_EQ(tbs.size(), 4u);
+  EXPECT_TRUE(tbs[0].ignored);
+  EXPECT_EQ(tbs[0].final().frames.size(), 1u);
+  EXPECT_TRUE(tbs[1].ignored);  // a paste that elided the traceback
+  EXPECT_EQ(tbs[1].final().type, "AssertionError");
+  EXPECT_FALSE(tbs[2].ignored);  // rank 0's, under rank 1's notice
+  EXPECT_EQ(tbs[2].final().type, "RuntimeError");
+  EXPECT_FALSE(tbs[3].ignored);  // ten lines below
+  EXPECT_EQ(tbs[3].final().type, "ValueError");
+}
+
 // Python prints a message that starts with a newline as "Type: " and the message below it.
 TEST(LogParser, AMessageBelowItsExceptionLine) {
   auto bare = track(
