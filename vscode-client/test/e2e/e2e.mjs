@@ -7,8 +7,8 @@
 //   3. the quick fix changes train.py on disk to contain eps=1e-5 once saved;
 //   4. output printed in the integrated terminal is diagnosed through the terminal commands;
 //   5. the report panel opens, and its Apply button edits train.py.
-//   6. from the Explorer: a 120 MB log (over what VS Code hands to extensions) is diagnosed with
-//      a progress notification, and a torchrun --log_dir folder names the rank that failed first.
+//   6. from the Explorer: a 300 MB log (over what VS Code hands to extensions, streamed by the
+//      server) is diagnosed with a progress notification, and a torchrun --log_dir folder names the rank that failed first.
 // Each step saves a screenshot. restricted.mjs covers a folder in Restricted Mode.
 //   node vscode-client/test/e2e/e2e.mjs [--vsix dist/denpex-0.1.0-linux-x64.vsix] [--shots DIR]
 import { execFileSync } from 'node:child_process';
@@ -32,10 +32,11 @@ const vscode = await openVsCode({
     writeFileSync(join(ws, 'warmup.log'), 'step 1 | loss 0.693 | grad_norm 0.41\n');
     // A traceback pasted into notes: not a log file, so nothing is diagnosed until asked.
     writeFileSync(join(ws, 'notes.txt'), `Run 17 died. Output:\n\n${readFileSync(join(ws, 'train.log'), 'utf8')}\nTo do: find out why.\n`);
-    // A log over the 50 MB VS Code hands to extensions: a long healthy run, then the seed failure.
+    // A log over the 50 MB VS Code hands to extensions, and over the 256 MiB the server once read
+    // whole (it streams it now): a long healthy run, then the seed failure.
     const filler = Array.from({ length: 2000 }, (_, i) => `INFO data - prefetched shard ${i} of 4096 (1024 samples, 3.2 s)\n`).join('');
     const parts = [];
-    for (let size = 0; size < 120 * 2 ** 20; size += filler.length) parts.push(filler);
+    for (let size = 0; size < 300 * 2 ** 20; size += filler.length) parts.push(filler);
     parts.push(readFileSync(join(ws, 'train.log'), 'utf8'));
     writeFileSync(join(ws, 'big.log'), parts.join(''));
     // torchrun --log_dir: one folder per rank, rank 2 failed first (a recorded run).
@@ -207,7 +208,7 @@ await vscode.run(async () => {
     await item.waitFor({ state: 'hidden', timeout: 10000 });
   }
 
-  await step('a 120 MB log is diagnosed from the Explorer, with progress', async () => {
+  await step('a 300 MB log is diagnosed from the Explorer, with progress', async () => {
     // Out of the rule preview (a webview keeps the keyboard, F1 included).
     await page.locator('.tab', { hasText: 'notes.txt' }).first().click();
     await explorerMenu('big.log', 'Diagnose File');
