@@ -35,6 +35,10 @@ void Diagnoser::beginSource(std::string name, int defaultRank) {
   state_->previousRef = nullptr;
 }
 
+void Diagnoser::renameSource(uint32_t index, std::string name) {
+  if (index < state_->sources.size()) state_->sources[index] = std::move(name);
+}
+
 void Diagnoser::addText(std::string_view chunk) {
   State& st = *state_;
   if (st.sources.empty()) st.sources.push_back("<input>");

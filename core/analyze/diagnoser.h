@@ -39,6 +39,8 @@ class Diagnoser {
   // Starts a new input; line numbers restart at 0. Lines of this input that carry no rank of
   // their own get `defaultRank` (a per-rank log file), unless it is -1.
   void beginSource(std::string name, int defaultRank = -1);
+  // Names input `index` afresh (a text diagnosed before the name of its document was known).
+  void renameSource(uint32_t index, std::string name);
   // Feeds bytes; lines may be split across calls.
   void addText(std::string_view chunk);
   // Feeds one complete line (without its '\n').

@@ -12,9 +12,15 @@ void didOpen(Server& server, json& params) {
   std::string uri = stringMember(doc, "uri");
   std::string languageId = doc.value("languageId", "");
   int version = doc.value("version", 0);
-  server.documents().open(uri, languageId, version, takeStringMember(doc, "text"));
+  std::string text = takeStringMember(doc, "text");
+  // A big log may have been diagnosed in part while this message arrived (early_diagnosis.h).
+  std::optional<EarlyDiagnosis::Fed> early = server.takeEarlyDiagnosis(text);
+  server.documents().open(uri, languageId, version, std::move(text));
   auto view = server.documents().view(uri);
-  if (view && view->isLog && server.settings().autoDiagnose) server.scheduleDiagnosis(uri);
+  if (view && view->isLog && server.settings().autoDiagnose) {
+    if (early) server.scheduleDiagnosis(uri, std::move(*early), view->text);
+    else server.scheduleDiagnosis(uri);
+  }
   else if (view && isCheckedDocument(view->path, view->languageId, view->text->view()) && server.settings().autoDiagnose) server.checkSource(uri);
 }
 

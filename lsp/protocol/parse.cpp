@@ -71,10 +71,8 @@ size_t escapeLength(std::string_view s, size_t i) {
   }
 }
 
-// Unescapes the contents of a JSON string token (between its quotes) that validStringEnd
-// accepted, to `dst`, which may be the token's own bytes or any place before them (the output is
-// never longer than the input, and each byte is written only after the bytes it came from were
-// read). Returns the length.
+}  // namespace
+
 size_t unescapeTo(char* dst, std::string_view in) {
   size_t n = 0, i = 0;
   while (i < in.size()) {
@@ -108,6 +106,8 @@ size_t unescapeTo(char* dst, std::string_view in) {
   }
   return n;
 }
+
+namespace {
 
 // The length of the UTF-8 sequence at p[i] (a byte from 0x80 on), or 0 when it is not well
 // formed: no overlong forms, no surrogates, nothing past U+10FFFF, nothing cut short.
@@ -197,7 +197,7 @@ bool findMarkers(json& v, std::vector<json*>& found, int depth) {
 // reads the small remainder; each big string is checked, unescaped and put where its marker
 // is. nullopt for anything unusual (malformed text above all): the caller then parses the whole
 // body with nlohmann's parser, whose errors are the ones reported.
-std::optional<json> parseFast(std::string& body, size_t bigFrom) {
+std::optional<json> parseFast(std::string& body, size_t bigFrom, size_t* takenFrom) {
   std::string_view all(body);
   std::string rest;  // the body without its big strings
   std::vector<std::string_view> bigs;  // their tokens' contents, in order
@@ -244,6 +244,7 @@ std::optional<json> parseFast(std::string& body, size_t bigFrom) {
     copy.resize(unescapeTo(copy.data(), bigs[k]));
     *slots[k] = std::move(copy);
   }
+  if (takenFrom) *takenFrom = static_cast<size_t>(bigs[biggest].data() - body.data());
   size_t n = unescapeTo(body.data(), bigs[biggest]);
   body.resize(n);
   *slots[biggest] = std::move(body);
@@ -269,9 +270,10 @@ size_t jsonDepth(std::string_view text) {
   return deepest;
 }
 
-json parseMessage(std::string& body, size_t bigFrom) {
+json parseMessage(std::string& body, size_t bigFrom, size_t* takenFrom) {
+  if (takenFrom) *takenFrom = SIZE_MAX;
   if (body.size() >= bigFrom) {
-    if (auto fast = parseFast(body, bigFrom)) return std::move(*fast);
+    if (auto fast = parseFast(body, bigFrom, takenFrom)) return std::move(*fast);
   }
   // nlohmann's parser has no depth limit, and copying or printing a deep value recurses.
   if (size_t depth = jsonDepth(body); depth > kMaxMessageDepth)

@@ -4,6 +4,8 @@
 // that is malformed or unusual, goes to nlohmann's parser whole, so errors read the same as ever.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,7 +29,15 @@ constexpr size_t kBigStringFrom = 256 * 1024;
 // Throws json::exception (nlohmann's) for malformed text, MessageTooDeep for one nested too
 // deep. A big `body` may be taken over by the result (its biggest string). `bigFrom` is for
 // the tests and the fuzzer, which try the fast path on small messages.
-json parseMessage(std::string& body, size_t bigFrom = kBigStringFrom);
+// With `takenFrom`: where in the body the contents of the string that took over its buffer began
+// (SIZE_MAX when none did).
+json parseMessage(std::string& body, size_t bigFrom = kBigStringFrom, size_t* takenFrom = nullptr);
+
+// Unescapes the contents of a JSON string token (between its quotes) that the parse accepted, to
+// `dst`, which may be the token's own bytes or any place before them (the output is never longer
+// than the input, and each byte is written only after the bytes it came from were read).
+// Returns the length. Pieces cut after an escape, unescaped one by one, give what the whole gives.
+size_t unescapeTo(char* dst, std::string_view in);
 
 // How deep arrays and objects nest in JSON text (strings skipped); no more than a scan.
 size_t jsonDepth(std::string_view text);

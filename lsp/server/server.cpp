@@ -20,6 +20,7 @@ Server::Server(Transport& transport)
       routes_(bindMethods()),
       worker_(documents_, [this] { return rules(); }, [this](const std::string& uri) { publish(uri); }) {
   reloadRules();
+  transport_.observeBigBodies(&arrivals_, kEarlyFrom);
 }
 
 Server::~Server() {
@@ -77,6 +78,33 @@ void confineToWorkspace(std::vector<core::FixPlan>& plans) {
 // --- services ----------------------------------------------------------------------------------
 
 void Server::scheduleDiagnosis(const std::string& uri) { worker_.schedule(uri); }
+
+void Server::scheduleDiagnosis(const std::string& uri, EarlyDiagnosis::Fed early, DocTextPtr text) {
+  spdlog::debug("{}: {} bytes diagnosed while it arrived", uri, early.bytes);
+  worker_.schedule(uri, {std::move(early.diagnoser), std::move(early.rules), std::move(text), early.bytes});
+}
+
+std::optional<EarlyDiagnosis::Fed> Server::takeEarlyDiagnosis(const std::string& text) {
+  // The string the early reading followed is the one the parse moved into the document: its
+  // contents began at the same place, and it now lives in the message's own buffer.
+  if (!earlyFed_ || text.data() != earlyBody_ || earlyFed_->stringBegin != earlyTakenFrom_ || earlyFed_->bytes > text.size())
+    return std::nullopt;
+  std::optional<EarlyDiagnosis::Fed> fed = std::move(earlyFed_);
+  earlyFed_.reset();
+  return fed;
+}
+
+void Server::Arrivals::begin(const char* data, size_t size) {
+  current_ = std::make_shared<EarlyDiagnosis>(data, size, server_.rules());
+}
+
+void Server::Arrivals::filled(size_t bytes) {
+  if (current_) current_->filled(bytes);
+}
+
+void Server::Arrivals::end(bool whole) {
+  if (!whole) current_.reset();  // the input ended inside the message: nothing will use it
+}
 
 core::Diagnosis Server::diagnoseNow(const std::string& text, const std::string& sourceName) const {
   auto bundle = rules();
@@ -261,7 +289,7 @@ void Server::readerLoop() {
     }
     {
       std::lock_guard<std::mutex> lock(queueMutex_);
-      queue_.push_back(std::move(body));
+      queue_.push_back({std::move(body), arrivals_.take()});
     }
     queueCv_.notify_one();
     body = std::string();
@@ -272,9 +300,23 @@ void Server::readerLoop() {
 }
 
 void Server::handle(std::string& body) {
+  // A message diagnosed as it arrived: the early reading stops before the parse changes its bytes.
+  earlyFed_.reset();
+  earlyBody_ = nullptr;
+  earlyTakenFrom_ = SIZE_MAX;
+  if (handlingEarly_) {
+    earlyFed_ = handlingEarly_->stop();
+    earlyBody_ = handlingEarly_->body();
+    handlingEarly_.reset();
+    if (earlyBody_ != body.data()) earlyFed_.reset();  // not this message's bytes (cannot happen)
+  }
+  struct Forget {
+    std::optional<EarlyDiagnosis::Fed>& fed;
+    ~Forget() { fed.reset(); }  // not taken by a didOpen: dropped with the message
+  } forgetEarly{earlyFed_};
   json msg;
   try {
-    msg = parseMessage(body);
+    msg = parseMessage(body, kBigStringFrom, &earlyTakenFrom_);
     std::string().swap(body);  // a 100 MB message is not kept while it is handled
   } catch (const json::exception& e) {
     spdlog::error("malformed message skipped: {}", e.what());
@@ -368,7 +410,8 @@ int Server::run() {
       std::unique_lock<std::mutex> lock(queueMutex_);
       queueCv_.wait(lock, [&] { return eof_ || !queue_.empty(); });
       if (queue_.empty()) break;  // end of input
-      body = std::move(queue_.front());
+      body = std::move(queue_.front().body);
+      handlingEarly_ = std::move(queue_.front().early);
       queue_.pop_front();
     }
     handle(body);

@@ -32,6 +32,7 @@
 #include "lsp/protocol/to_proto.h"
 #include "lsp/protocol/types.h"
 #include "lsp/server/documents.h"
+#include "lsp/server/early_diagnosis.h"
 #include "lsp/server/settings.h"
 #include "lsp/server/worker.h"
 #include "lsp/transport/transport.h"
@@ -98,6 +99,13 @@ class Server {
   std::shared_ptr<const io::LoadedRules> rules() const;
   // Queues a background diagnosis of a document (the newest request for a document wins).
   void scheduleDiagnosis(const std::string& uri);
+  // The same, going on from what was diagnosed of its text while the message that opened it
+  // arrived (takeEarlyDiagnosis).
+  void scheduleDiagnosis(const std::string& uri, EarlyDiagnosis::Fed early, DocTextPtr text);
+  // What was diagnosed of `text` while the message being handled arrived, when `text` is that
+  // message's big string (its buffer is the message's, taken over by the parse); else nullopt.
+  // Main thread, while the message is handled.
+  std::optional<EarlyDiagnosis::Fed> takeEarlyDiagnosis(const std::string& text);
   // Checks a training script (a Python document) for the failures its source foretells, and
   // publishes them; fast enough for the main thread (a pass over the text, no log).
   // A Python script or JSON config, checked before the run; a config also re-checks the open
@@ -165,10 +173,35 @@ class Server {
   Transport& transport_;
   Routes routes_;
 
-  // Messages from the reader thread.
+  // Messages from the reader thread, each with its early diagnosis when it was read as it
+  // arrived.
+  struct Queued {
+    std::string body;
+    std::shared_ptr<EarlyDiagnosis> early;
+  };
   std::mutex queueMutex_;
   std::condition_variable queueCv_;
-  std::deque<std::string> queue_;
+  std::deque<Queued> queue_;
+  // The big message the reader thread is reading, diagnosed as it arrives (reader thread).
+  class Arrivals : public BodyObserver {
+   public:
+    explicit Arrivals(Server& server) : server_(server) {}
+    void begin(const char* data, size_t size) override;
+    void filled(size_t bytes) override;
+    void end(bool whole) override;
+    std::shared_ptr<EarlyDiagnosis> take() { return std::move(current_); }
+
+   private:
+    Server& server_;
+    std::shared_ptr<EarlyDiagnosis> current_;
+  } arrivals_{*this};
+  // Messages from this size on are read as they arrive.
+  static constexpr size_t kEarlyFrom = size_t{8} << 20;
+  // The message being handled: its early diagnosis, stopped before its parse (main thread).
+  std::shared_ptr<EarlyDiagnosis> handlingEarly_;
+  std::optional<EarlyDiagnosis::Fed> earlyFed_;
+  const char* earlyBody_ = nullptr;
+  size_t earlyTakenFrom_ = SIZE_MAX;
   bool eof_ = false;
   std::set<std::string> cancelled_;  // ids (dumped JSON) cancelled before they were handled
   // Long requests running, by id (dumped JSON): their cancellation flags (under queueMutex_).

@@ -30,6 +30,14 @@ void DiagnosisWorker::schedule(const std::string& uri) {
   cv_.notify_one();
 }
 
+void DiagnosisWorker::schedule(const std::string& uri, Seed seed) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seeds_[uri] = std::move(seed);
+  }
+  schedule(uri);
+}
+
 void DiagnosisWorker::loop() {
   while (true) {
     std::string uri;
@@ -49,15 +57,34 @@ void DiagnosisWorker::loop() {
 }
 
 void DiagnosisWorker::diagnose(const std::string& uri) {
+  std::optional<Seed> seed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = seeds_.find(uri); it != seeds_.end()) {
+      seed = std::move(it->second);
+      seeds_.erase(it);
+    }
+  }
   auto work = documents_.work(uri);
   if (!work) return;
   auto bundle = rules_();
   const DocTextPtr& text = work->text;
   DocumentStore::Incremental& inc = *work->incremental;
+  if (seed && seed->diagnoser && seed->text && seed->fedSize <= seed->text->size()) {
+    // What was read of the text before it was the document's: the checks below treat it as
+    // what an earlier diagnosis of this document fed.
+    seed->diagnoser->renameSource(0, work->name);
+    inc.diagnoser = std::move(seed->diagnoser);
+    inc.rules = seed->rules;
+    inc.fedText = seed->text;
+    inc.fedSize = seed->fedSize;
+  }
   // Text that only grew is read from where the last reading stopped. The store says whether any
   // change touched what was read; only when one did are the bytes compared.
+  // Texts that share a buffer share its bytes up to the shorter one's end (a buffer only grows).
   bool append = inc.diagnoser && inc.rules == bundle && text->size() >= inc.fedSize &&
-                (inc.fedSize <= work->editedFrom || text->view().substr(0, inc.fedSize) == inc.fedText->view().substr(0, inc.fedSize));
+                (inc.fedSize <= work->editedFrom || text->view().data() == inc.fedText->view().data() ||
+                 text->view().substr(0, inc.fedSize) == inc.fedText->view().substr(0, inc.fedSize));
   if (!append) {
     inc.diagnoser = std::make_unique<core::Diagnoser>(bundle->rules, *bundle->matcher);
     inc.diagnoser->beginSource(work->name);

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,7 +36,17 @@ class DiagnosisWorker {
 
   void start();
   void stop();
+  // A diagnosis begun elsewhere (while the document's didOpen arrived, lsp/server/early_diagnosis):
+  // a diagnoser fed the first `fedSize` bytes of `text` with `rules`, as input 0.
+  struct Seed {
+    std::unique_ptr<core::Diagnoser> diagnoser;
+    std::shared_ptr<const io::LoadedRules> rules;
+    DocTextPtr text;
+    size_t fedSize = 0;
+  };
   void schedule(const std::string& uri);
+  // The same, the diagnosis going on from `seed` (when the text and the rules are still its own).
+  void schedule(const std::string& uri, Seed seed);
 
  private:
   void loop();
@@ -47,6 +58,7 @@ class DiagnosisWorker {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::string> jobs_;
+  std::map<std::string, Seed> seeds_;  // under mutex_
   std::atomic<bool> stopping_{false};
   // The prefilter of the newest rule set, made when a big text first needs it (worker thread only).
   std::shared_ptr<const io::LoadedRules> prefilterRules_;

@@ -169,6 +169,12 @@ Transport::ReadStatus StreamTransport::read(std::string& body) {
   size_t have = std::min(n, buf_.size() - pos_);
   body.append(buf_, pos_, have);
   pos_ += have;
+  // A big body is shown as it arrives (a log's diagnosis can start before its last byte).
+  BodyObserver* const watch = n >= observeFrom_ ? observer_ : nullptr;
+  if (watch) {
+    watch->begin(body.data(), n);
+    watch->filled(body.size());
+  }
   while (body.size() < n) {
     // Straight into the body, a few megabytes at a time.
     size_t start = body.size();
@@ -179,11 +185,14 @@ Transport::ReadStatus StreamTransport::read(std::string& body) {
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
         body.resize(filled);
+        if (watch) watch->end(false);
         return ReadStatus::kEof;
       }
       filled += static_cast<size_t>(got);
+      if (watch) watch->filled(filled);
     }
   }
+  if (watch) watch->end(true);
   if (skipped > 0) note("");
   if (pos_ == buf_.size()) {
     buf_.clear();

@@ -8,6 +8,7 @@
 // in a header reserves address space, never memory.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,10 @@ class StreamTransport : public Transport {
   std::string takeProblem() override;
   // Writes one framed message; safe to call from several threads.
   void write(const std::string& body) override;
+  void observeBigBodies(BodyObserver* observer, size_t from) override {
+    observer_ = observer;
+    observeFrom_ = from;
+  }
 
  private:
   // Reads more bytes into buf_; false at the end of input.
@@ -47,6 +52,8 @@ class StreamTransport : public Transport {
   std::string buf_;  // bytes read and not yet consumed, from pos_
   size_t pos_ = 0;
   std::string problem_;
+  BodyObserver* observer_ = nullptr;
+  size_t observeFrom_ = SIZE_MAX;
 };
 
 }  // namespace denpex::lsp

@@ -2,6 +2,9 @@
 // meets before any feature (the feature tests run the server in-process: tests/lsp/).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "support/pipe_client.h"
 
 namespace denpex::test {
@@ -43,6 +46,57 @@ TEST(LspLifecycle, Utf8WhenTheClientOffersIt) {
   PipeClient c;
   json init = c.initialize("", {{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}});
   EXPECT_EQ(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+}
+
+std::string readSource(const std::string& relative) {
+  std::ifstream in(std::string(DENPEX_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The diagnostics of a publication, without what differs between two versions of a document.
+json withoutVersions(json diagnostics) {
+  for (auto& d : diagnostics) d["data"].erase("version");
+  return diagnostics;
+}
+
+// A big log opened in the editor is diagnosed while its didOpen still arrives (here half of it
+// arrives, then the client pauses): the worker goes on from there, and the diagnostics are those
+// of the same text diagnosed from its start (the text given again by a didChange, which is not
+// read early). Failures on several ranks before and after the pause, and text JSON escapes.
+TEST(LspBigMessages, ALogDiagnosedWhileItsDidOpenArrivesGetsTheSameDiagnostics) {
+  std::string filler;
+  for (int i = 0; i < 2000; ++i)
+    filler += "[rank" + std::to_string(i % 4) + "]:step " + std::to_string(i) +
+              " | loss 0.69 | \"quoted\" back\\slash\ttab caf\xc3\xa9 \xf0\x9f\x98\x80 | grad_norm 0.12\n";
+  std::string text = readSource("examples/fp16-adamw/train.log");
+  while (text.size() < (12u << 20)) text += filler;
+  text += readSource("tests/distributed/raise-tee/torchrun.log");
+  while (text.size() < (24u << 20)) text += filler;
+  text += readSource("examples/fp16-adamw/train.log");
+  const std::string uri = "file:///tmp/denpex-big-early.log";
+  auto isPublish = [&](int version) {
+    return [&, version](const json& p) { return p["uri"] == uri && p.value("version", 0) == version; };
+  };
+  PipeClient c;
+  c.initialize("");
+  const std::string open = json{{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
+                                {"params", {{"textDocument", {{"uri", uri}, {"languageId", "log"}, {"version", 1}, {"text", text}}}}}}.dump();
+  c.sendRawInParts(open, open.size() / 2, std::chrono::milliseconds(1500));
+  json early = c.notification("textDocument/publishDiagnostics", isPublish(1), std::chrono::minutes(2));
+  // The worker went on from what was read early instead of starting over.
+  EXPECT_TRUE(c.stderrContains("bytes diagnosed while it arrived")) << c.stderrText();
+  EXPECT_TRUE(c.stderrContains(uri + " v1: ")) << c.stderrText();
+  EXPECT_NE(c.stderrText().find("bytes scanned (appended)"), std::string::npos) << c.stderrText();
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", {{{"text", text}}}}});
+  json whole = c.notification("textDocument/publishDiagnostics", isPublish(2), std::chrono::minutes(2));
+  ASSERT_GE(early["diagnostics"].size(), 3u) << early.dump(1);
+  EXPECT_EQ(withoutVersions(early["diagnostics"]), withoutVersions(whole["diagnostics"]));
+  std::string codes;
+  for (const auto& d : early["diagnostics"]) codes += d["code"].get<std::string>() + " ";
+  EXPECT_NE(codes.find("adamw-eps-fp16-underflow"), std::string::npos) << codes;
+  EXPECT_NE(codes.find("gloo-connection-closed"), std::string::npos) << codes;
 }
 
 TEST(LspRobustness, MalformedMessagesAndBadParamsDoNotStopTheServer) {

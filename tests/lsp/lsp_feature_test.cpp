@@ -9,11 +9,14 @@
 #include <filesystem>
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "support/files.h"
 #include "support/in_process_client.h"
+#include "core/render/report.h"
 #include "core/rules/rule.h"
+#include "lsp/server/worker.h"
 
 namespace denpex::test {
 namespace {
@@ -309,6 +312,41 @@ TEST_F(Workspace, ALogDiagnosedFromDiskHasTheRangesItHasWhenOpen) {
       EXPECT_EQ(open[0]["range"]["start"]["character"], 2 + std::string("RuntimeError: ").size()) << open[0].dump();
     }
   }
+}
+
+// A diagnosis begun elsewhere (what the server read of a log while its didOpen arrived) is
+// where the worker goes on from: the result is the diagnosis of the whole text, byte for byte,
+// with findings before the hand-over point and after it.
+TEST(DiagnosisWorkerSeed, GoesOnFromASeedToTheWholeTextsDiagnosis) {
+  using lsp::DiagnosisWorker;
+  using lsp::DocumentStore;
+  auto rules = std::make_shared<const io::LoadedRules>(io::loadRules({}));
+  std::string filler;
+  for (int i = 0; i < 3000; ++i) filler += "[rank" + std::to_string(i % 4) + "]:step " + std::to_string(i) + " | loss 0.69 | grad_norm 0.12\n";
+  const std::string text = readAll(kSource / "examples/fp16-adamw/train.log") + filler +
+                           readAll(kSource / "tests/distributed/raise-tee/torchrun.log") + filler +
+                           readAll(kSource / "examples/fp16-adamw/train.log");
+  const size_t cut = text.find('\n', text.size() / 2) + 1;  // a line's end, between the failures
+  const std::string uri = "file:///tmp/denpex-seed/seed.log";
+  DocumentStore documents;
+  documents.open(uri, "log", 1, text);
+  std::promise<void> done;
+  DiagnosisWorker worker(documents, [&] { return rules; }, [&](const std::string&) { done.set_value(); });
+  auto seed = std::make_unique<core::Diagnoser>(rules->rules, *rules->matcher);
+  seed->beginSource("");
+  seed->addText(std::string_view(text).substr(0, cut));
+  worker.schedule(uri, {std::move(seed), rules, documents.view(uri)->text, cut});
+  worker.start();
+  ASSERT_EQ(done.get_future().wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  auto got = documents.view(uri)->diagnosis;
+  ASSERT_TRUE(got);
+  const core::Diagnosis want = core::diagnoseText(rules->rules, *rules->matcher, text, "seed.log");
+  auto json = [](const core::Diagnosis& d) {
+    return core::renderJson({d, std::vector<std::vector<core::FixPlan>>(d.findings.size())});
+  };
+  EXPECT_EQ(json(*got), json(want));
+  EXPECT_GE(want.findings.size(), 3u);
+  worker.stop();
 }
 
 TEST_F(Workspace, DistributedLogNamesTheInitiatingRankAndLinksTheCollateral) {

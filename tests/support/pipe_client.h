@@ -35,16 +35,22 @@ class PipeClient : public LspClientBase {
     if (errReader_.joinable()) errReader_.join();
   }
 
-  void sendRaw(const std::string& body) override {
+  void sendRaw(const std::string& body) override { sendRawInParts(body, body.size(), std::chrono::milliseconds(0)); }
+
+  // The same, its first `first` bytes, then a pause, then the rest: a message the server has
+  // begun to read and not finished.
+  void sendRawInParts(const std::string& body, size_t first, std::chrono::milliseconds pause) {
     in_ << "Content-Length: " << body.size() << "\r\n\r\n";
     in_.flush();
     // The body in writes as big as the pipe takes, as an editor's client writes it (Node's
     // streams hand libuv the whole buffer): the stream's own 1 KiB buffer would cut a 100 MB
     // log into 100,000 writes, which timed this client, not the server.
     for (size_t at = 0; at < body.size();) {
-      int n = in_.pipe().write(body.data() + at, static_cast<int>(std::min<size_t>(body.size() - at, size_t{1} << 30)));
+      size_t upTo = at < first ? std::min(first, body.size()) : body.size();
+      int n = in_.pipe().write(body.data() + at, static_cast<int>(std::min<size_t>(upTo - at, size_t{1} << 30)));
       if (n <= 0) break;
       at += static_cast<size_t>(n);
+      if (at == first && at < body.size()) std::this_thread::sleep_for(pause);
     }
   }
 
