@@ -81,9 +81,17 @@ size_t unescapeTo(char* dst, std::string_view in) {
     std::memmove(dst + n, in.data() + i, bs - i);
     n += bs - i;
     if (bs + 1 >= in.size()) break;  // (a checked token never ends in a lone backslash)
-    // 2, 6 or 12: the token was checked (and an escape is never read as shorter than 2, so the
-    // loop always moves on).
-    i = bs + std::max<size_t>(escapeLength(in, bs), 2);
+    // 2, 6 or 12 in a checked token. Text not yet checked (a message read as it arrives) may
+    // hold what JSON refuses: such a pair of bytes is kept as it is, so that the output is never
+    // longer than the input whatever the bytes.
+    const size_t len = escapeLength(in, bs);
+    if (len == 0) {
+      dst[n++] = in[bs];
+      dst[n++] = in[bs + 1];
+      i = bs + 2;
+      continue;
+    }
+    i = bs + len;
     switch (char e = in[bs + 1]) {
       case 'b': dst[n++] = '\b'; break;
       case 'f': dst[n++] = '\f'; break;

@@ -33,10 +33,11 @@ constexpr size_t kBigStringFrom = 256 * 1024;
 // (SIZE_MAX when none did).
 json parseMessage(std::string& body, size_t bigFrom = kBigStringFrom, size_t* takenFrom = nullptr);
 
-// Unescapes the contents of a JSON string token (between its quotes) that the parse accepted, to
-// `dst`, which may be the token's own bytes or any place before them (the output is never longer
-// than the input, and each byte is written only after the bytes it came from were read).
-// Returns the length. Pieces cut after an escape, unescaped one by one, give what the whole gives.
+// Unescapes the contents of a JSON string token (between its quotes), to `dst`, which may be the
+// token's own bytes or any place before them (the output is never longer than the input, and
+// each byte is written only after the bytes it came from were read). Returns the length. Pieces
+// cut after an escape, unescaped one by one, give what the whole gives. Any bytes are safe to
+// give; for contents the parse refuses (an escape JSON does not allow) the output means nothing.
 size_t unescapeTo(char* dst, std::string_view in);
 
 // How deep arrays and objects nest in JSON text (strings skipped); no more than a scan.

@@ -99,6 +99,22 @@ TEST(LspBigMessages, ALogDiagnosedWhileItsDidOpenArrivesGetsTheSameDiagnostics) 
   EXPECT_NE(codes.find("gloo-connection-closed"), std::string::npos) << codes;
 }
 
+// A big message read as it arrives that turns out malformed (an escape JSON refuses, deep in its
+// text) is dropped with its early reading; the server goes on.
+TEST(LspBigMessages, AMalformedBigMessageIsDroppedAndTheServerGoesOn) {
+  std::string lines;
+  while (lines.size() < (9u << 20)) lines += "[rank0]:step 1 | loss 0.69\\n";
+  const std::string bad = R"({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/bad.log","languageId":"log","version":1,"text":")" +
+                          lines + R"(\ud83\u12 RuntimeError: CUDA out of memory\n"}}})";
+  PipeClient c;
+  c.initialize("");
+  c.sendRaw(bad);
+  json hover = c.call("textDocument/hover", {{"textDocument", {{"uri", "file:///tmp/bad.log"}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  EXPECT_TRUE(hover.contains("result") || hover.contains("error")) << hover.dump();
+  EXPECT_TRUE(c.stderrContains("malformed message skipped")) << c.stderrText();
+  EXPECT_EQ(c.call("shutdown", nullptr)["result"], nullptr);
+}
+
 TEST(LspRobustness, MalformedMessagesAndBadParamsDoNotStopTheServer) {
   PipeClient c;
   c.initialize("");
