@@ -23,7 +23,12 @@ std::optional<ReadLimits> namedConfigLimits(const fs::path& path) {
   return limits;
 }
 
-std::optional<std::string> readFile(const fs::path& path, std::string& error, ReadLimits limits) {
+namespace {
+
+// Opens a file to read, or says why not: what readFile and openLogStream share. `size` is the
+// size of a regular file (0 for anything else).
+std::optional<std::ifstream> openChecked(const fs::path& path, std::string& error, ReadLimits limits, uintmax_t& size) {
+  size = 0;
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
@@ -39,7 +44,8 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error, Re
     return std::nullopt;
   }
   if (fs::is_regular_file(status)) {
-    uintmax_t size = fs::file_size(path, ec);
+    size = fs::file_size(path, ec);
+    if (ec) size = 0;
     if (!ec && size > limits.maxBytes) {
       error = path.string() + ": " + std::to_string(size >> 20) + " MiB, over the limit of " + std::to_string(limits.maxBytes >> 20) + " MiB";
       return std::nullopt;
@@ -50,9 +56,18 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error, Re
     error = path.string() + ": cannot be read (permission denied?)";
     return std::nullopt;
   }
+  return in;
+}
+
+}  // namespace
+
+std::optional<std::string> readFile(const fs::path& path, std::string& error, ReadLimits limits) {
+  uintmax_t size = 0;
+  auto in = openChecked(path, error, limits, size);
+  if (!in) return std::nullopt;
   std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) {
+  buf << in->rdbuf();
+  if (in->bad()) {
     error = path.string() + ": read error";
     return std::nullopt;
   }
@@ -60,27 +75,11 @@ std::optional<std::string> readFile(const fs::path& path, std::string& error, Re
 }
 
 std::optional<std::ifstream> openLogStream(const fs::path& path, std::string& error, uintmax_t* size) {
-  std::error_code ec;
-  auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) {
-    error = path.string() + ": no such file";
-    return std::nullopt;
-  }
-  if (fs::is_directory(status)) {
-    error = path.string() + ": is a directory";
-    return std::nullopt;
-  }
-  if (!fs::is_regular_file(status)) {
-    error = path.string() + ": not a regular file (a FIFO, a socket or a device is not read)";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path.string() + ": cannot be read (permission denied?)";
-    return std::nullopt;
-  }
-  if (size) *size = fs::file_size(path, ec);
-  if (ec && size) *size = 0;
+  ReadLimits limits;
+  limits.regularOnly = true;
+  uintmax_t bytes = 0;
+  auto in = openChecked(path, error, limits, bytes);
+  if (in && size) *size = bytes;
   return in;
 }
 
