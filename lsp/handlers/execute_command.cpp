@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
 
 #include "core/render/report.h"
 #include "io/files.h"
@@ -36,46 +38,76 @@ json diagnosisJson(const core::Diagnosis& d, Server& server) {
   return json::parse(core::renderJson({d, plans}));
 }
 
-// Feeds `text` to a new diagnoser on every core, reporting progress and stopping early when the
-// request is cancelled (then it throws RequestCancelled).
-core::Diagnosis diagnoseLong(Server& server, std::string_view text, const std::string& name, Server::LongRequest& request) {
+// One input, `bytes` long, fed by `feedAll` to a new diagnoser on every core, with progress,
+// stopping early when the request is cancelled (then it throws RequestCancelled). `feedAll`
+// returns false on a read error (then it throws InvalidParams, naming `name`).
+using FeedAll = std::function<bool(core::Diagnoser&, const core::Matcher&, const io::FeedOptions&)>;
+core::Diagnosis diagnoseLong(Server& server, const std::string& name, uint64_t bytes, Server::LongRequest& request,
+                             const FeedAll& feedAll) {
   auto bundle = server.rules();
   core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
   diagnoser.beginSource(name);
   io::LazyPrefilter prefilter(*bundle->matcher);  // the saved one for the shipped rules
-  prefilter.prepareFor(text.size());              // other rules: compiled for big texts
+  prefilter.prepareFor(bytes);                    // other rules: compiled for big texts
   io::FeedOptions feed;
   feed.lazyPrefilter = &prefilter;
   feed.cancel = &request.cancelled();
-  const double total = static_cast<double>(std::max<size_t>(text.size(), 1));
-  feed.progress = [&](uint64_t bytes) {
-    request.report(static_cast<int>(100.0 * static_cast<double>(bytes) / total),
-                   std::to_string(bytes >> 20) + " of " + std::to_string(text.size() >> 20) + " MiB");
+  const double total = static_cast<double>(std::max<uint64_t>(bytes, 1));
+  feed.progress = [&](uint64_t done) {
+    request.report(static_cast<int>(std::min(100.0, 100.0 * static_cast<double>(done) / total)),
+                   std::to_string(done >> 20) + " of " + std::to_string(bytes >> 20) + " MiB");
   };
-  io::feedText(diagnoser, *bundle->matcher, text, feed);
+  const bool read = feedAll(diagnoser, *bundle->matcher, feed);
   if (request.cancelled()) {
     request.end("cancelled");
     throw LspError(error::kRequestCancelled, "request cancelled");
   }
+  if (!read) {
+    request.end("read error");
+    throw LspError(error::kInvalidParams, "cannot read " + name + ": read error");
+  }
   return diagnoser.finish();
 }
+
+// The same for text in memory.
+core::Diagnosis diagnoseLong(Server& server, std::string_view text, const std::string& name, Server::LongRequest& request) {
+  return diagnoseLong(server, name, text.size(), request, [text](core::Diagnoser& d, const core::Matcher& m, const io::FeedOptions& o) {
+    io::feedText(d, m, text, o);
+    return true;
+  });
+}
+
+// The evidence lines of input `source`, read again from `path` (a log streamed, never held): the
+// text the editor's positions of its evidence are measured on. A file gone since reads as
+// empty lines (each range falls back to its line's start).
+class EvidenceLines {
+ public:
+  EvidenceLines(const fs::path& path, const core::Diagnosis& d, uint32_t source) {
+    std::vector<uint64_t> wanted;
+    for (const auto& f : d.findings) {
+      for (const auto& e : f.evidence)
+        if (e.source == source) wanted.push_back(e.line);
+      for (const auto& [rank, e] : f.rankEvidence)
+        if (e.source == source) wanted.push_back(e.line);
+    }
+    std::string error;
+    if (auto read = io::readLinesAt(path, std::move(wanted), error)) lines_ = std::move(*read);
+  }
+  // Valid while this object is.
+  LineTexts texts() const {
+    return [this](size_t line) -> std::string_view {
+      auto it = lines_.find(line);
+      return it == lines_.end() ? std::string_view() : std::string_view(it->second);
+    };
+  }
+
+ private:
+  std::map<uint64_t, std::string> lines_;
+};
 
 std::string summary(const core::Diagnosis& d) {
   if (d.findings.empty()) return "no known failure found";
   return core::verdict(d.findings.front()) + (d.findings.size() > 1 ? " (+" + std::to_string(d.findings.size() - 1) + " more)" : "");
-}
-
-// The lines of source `source` that the diagnosis shows evidence on: what a log streamed from
-// disk must read again for the editor's positions.
-std::vector<uint64_t> evidenceLines(const core::Diagnosis& d, uint32_t source) {
-  std::vector<uint64_t> lines;
-  for (const auto& f : d.findings) {
-    for (const auto& e : f.evidence)
-      if (e.source == source) lines.push_back(e.line);
-    for (const auto& [rank, e] : f.rankEvidence)
-      if (e.source == source) lines.push_back(e.line);
-  }
-  return lines;
 }
 
 // A folder of per-rank logs: diagnosed as one run, the findings published on each file.
@@ -116,19 +148,12 @@ json diagnoseFolder(Server& server, const std::string& path, Server::LongRequest
   core::Diagnosis d = diagnoser.finish();
   for (size_t s = 0; s < inputs.size(); ++s) {
     if (inputs[s].errorFile) continue;  // its lines are the error file's traceback, not the file's
-    // The positions of the evidence in this file, measured on its lines read again.
-    std::string lineError;
-    auto lines = io::readLinesAt(inputs[s].path, evidenceLines(d, static_cast<uint32_t>(s)), lineError);
-    if (!lines) lines.emplace();
-    LineTexts lineTexts = [&](size_t line) -> std::string_view {
-      auto it = lines->find(line);
-      return it == lines->end() ? std::string_view() : std::string_view(it->second);
-    };
+    const EvidenceLines lines(inputs[s].path, d, static_cast<uint32_t>(s));
     ConvertOptions o = server.convertOptions(uris[s], 0);
     o.sourceUris = uris;
     o.documentSource = static_cast<uint32_t>(s);
     std::vector<std::pair<std::string, uint64_t>> seen;
-    server.publishDiagnostics(uris[s], std::nullopt, toDiagnostics(d, lineTexts, o, "folder", seen));
+    server.publishDiagnostics(uris[s], std::nullopt, toDiagnostics(d, lines.texts(), o, "folder", seen));
   }
   request.end(summary(d));
   return diagnosisJson(d, server);
@@ -147,38 +172,12 @@ json diagnoseFileOnDisk(Server& server, const std::string& uri, Server::LongRequ
   if (!in) throw LspError(error::kInvalidParams, "cannot read " + uri + ": " + error);
   const std::string name = path.filename().string();
   request.begin("denpex: diagnosing " + name);
-  auto bundle = server.rules();
-  core::Diagnoser diagnoser(bundle->rules, *bundle->matcher);
-  diagnoser.beginSource(name);
-  io::LazyPrefilter prefilter(*bundle->matcher);
-  prefilter.prepareFor(size);
-  io::FeedOptions feed;
-  feed.lazyPrefilter = &prefilter;
-  feed.cancel = &request.cancelled();
-  const double total = static_cast<double>(std::max<uintmax_t>(size, 1));
-  feed.progress = [&](uint64_t bytes) {
-    request.report(static_cast<int>(std::min(100.0, 100.0 * static_cast<double>(bytes) / total)),
-                   std::to_string(bytes >> 20) + " of " + std::to_string(size >> 20) + " MiB");
-  };
-  const bool read = io::feedStream(diagnoser, *bundle->matcher, *in, feed);
-  if (request.cancelled()) {
-    request.end("cancelled");
-    throw LspError(error::kRequestCancelled, "request cancelled");
-  }
-  if (!read) {
-    request.end("read error");
-    throw LspError(error::kInvalidParams, "cannot read " + uri + ": read error");
-  }
-  const core::Diagnosis diagnosis = diagnoser.finish();
+  const core::Diagnosis diagnosis = diagnoseLong(server, name, size, request,
+      [&](core::Diagnoser& d, const core::Matcher& m, const io::FeedOptions& o) { return io::feedStream(d, m, *in, o); });
   json result = diagnosisJson(diagnosis, server);
-  auto lines = io::readLinesAt(path, evidenceLines(diagnosis, 0), error);
-  if (!lines) lines.emplace();  // gone since: each range falls back to its line's start
-  LineTexts lineTexts = [&](size_t line) -> std::string_view {
-    auto it = lines->find(line);
-    return it == lines->end() ? std::string_view() : std::string_view(it->second);
-  };
+  const EvidenceLines lines(path, diagnosis, 0);
   std::vector<std::pair<std::string, uint64_t>> seen;
-  server.publishDiagnostics(uri, std::nullopt, toDiagnostics(diagnosis, lineTexts, server.convertOptions(uri, 0), "file", seen));
+  server.publishDiagnostics(uri, std::nullopt, toDiagnostics(diagnosis, lines.texts(), server.convertOptions(uri, 0), "file", seen));
   request.end(summary(diagnosis));
   return result;
 }
