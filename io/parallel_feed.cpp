@@ -26,6 +26,7 @@ using Begins = std::optional<std::pair<std::string, int>>;
 
 struct Block {
   std::string text;        // whole lines (the input's last line may lack its '\n')
+  uint64_t seq = 0;        // its place in the input: blocks are applied in this order
   uint32_t source = 0;     // the diagnoser's index of the input the lines are of
   int defaultRank = -1;
   // Set on the first block of an input of feedSources: the diagnoser begins it before the
@@ -36,8 +37,7 @@ struct Block {
   bool hasBefore = false;
   std::optional<core::ParsedLine> previous;  // or that line as the diagnoser already read it
   uint64_t firstLine = 0;
-  std::vector<core::LineFacts> facts;
-  bool ready = false;
+  bool applied = false;
 };
 
 // Reads the next block of whole lines; an empty text means the input ended. A reader of several
@@ -60,15 +60,18 @@ unsigned workerCount(const FeedOptions& options) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// What analysing a block needs besides the block: scanning space for the prefilter, and the
-// parse of the line before the block. One per thread.
+// What analysing a block needs besides the block: scanning space for the prefilter, the parse
+// of the line before the block, and the block's facts. One per thread: the facts of a block
+// (several times its text) are written and then applied by the same thread, so they never
+// travel between cores, and their memory is reused block after block in that core's cache.
 struct Analyst {
   core::Prefilter::Scratch scratch;
   const core::Prefilter* scratchFor = nullptr;
   core::ParsedLine beforeLine;
+  std::vector<core::LineFacts> facts;
 
   // Computes the block's facts (core::analyzeLines, pure), with the prefilter ready now.
-  void analyze(Block& block, const core::Matcher& matcher, const FeedOptions& options) {
+  void analyze(const Block& block, const core::Matcher& matcher, const FeedOptions& options) {
     const core::Prefilter* prefilter = options.prefilter;
     if (!prefilter && options.lazyPrefilter) prefilter = options.lazyPrefilter->get();
     if (prefilter && prefilter != scratchFor) {
@@ -82,13 +85,21 @@ struct Analyst {
       if (beforeLine.rank < 0) beforeLine.rank = block.defaultRank;
       if (!beforeLine.message().empty()) before = &beforeLine;
     }
-    core::analyzeLines(matcher, block.text, block.source, block.firstLine, block.defaultRank, before, block.facts,
-                       prefilter, &scratch);
+    core::analyzeLines(matcher, block.text, block.source, block.firstLine, block.defaultRank, before, facts, prefilter,
+                       &scratch);
+  }
+
+  // Hands the facts to the diagnoser (beginning the block's input first, when it begins one).
+  void apply(const Block& block, core::Diagnoser& diagnoser) {
+    if (block.begins) diagnoser.beginSource(block.begins->first, block.begins->second);
+    diagnoser.addFacts(facts);
   }
 };
 
-// The pipeline: `next` fills blocks on this thread, workers analyse them, this thread applies
-// them in order. Returns false when `next` failed.
+// The pipeline: `next` fills blocks on this thread; each worker analyses a block and then, when
+// every block before it has been applied, applies it to the diagnoser itself (one worker at a
+// time, in the blocks' order). This thread reads ahead, and calls `begun` and the progress
+// callback in order as blocks are applied. Returns false when `next` failed.
 bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options,
          const std::function<void(size_t)>& begun = {}) {
   // The input being read (the reading side runs ahead of the diagnoser: it counts the inputs
@@ -103,6 +114,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<std::shared_ptr<Block>> queue;  // read, not yet taken by a worker
+  uint64_t appliedSeq = 0;                   // the blocks applied so far
   bool done = false;
 
   // An input that fits in one block is analysed on this thread: starting the workers (their
@@ -125,8 +137,13 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
           }
           analyst.analyze(*block, matcher, options);
           {
-            std::lock_guard<std::mutex> lock(mutex);
-            block->ready = true;
+            // The diagnoser is handed from worker to worker under the lock, so each one sees
+            // what the one before it applied.
+            std::unique_lock<std::mutex> lock(mutex);
+            changed.wait(lock, [&] { return appliedSeq == block->seq; });
+            analyst.apply(*block, diagnoser);
+            ++appliedSeq;
+            block->applied = true;
           }
           changed.notify_all();
         }
@@ -142,10 +159,10 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   };
 
   std::deque<std::shared_ptr<Block>> inOrder;  // read, not yet applied
-  // Applied blocks, kept for their memory: their strings and vectors are reused by the next
-  // blocks instead of being freed on this thread and allocated again on a worker.
+  // Applied blocks, kept for their memory: their texts are reused by the next blocks.
   std::vector<std::shared_ptr<Block>> spare;
   uint64_t lineNo = diagnoser.nextLineNo();
+  uint64_t seq = 0;
   std::string lastLine;
   bool hasLast = false, ended = false, ok = true;
   uint64_t applied = 0;  // bytes
@@ -163,7 +180,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
       } else {
         block = std::move(spare.back());
         spare.pop_back();
-        block->ready = false;
+        block->applied = false;
       }
       block->begins.reset();
       if (!next(block->text, block->begins)) ok = false;
@@ -180,6 +197,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         hasLast = false;
         resumeAfter.reset();
       }
+      block->seq = seq++;
       block->source = source;
       block->defaultRank = defaultRank;
       block->firstLine = lineNo;
@@ -210,18 +228,16 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     if (held) {  // the whole input was one block
       Analyst here;
       here.analyze(*held, matcher, options);
-      held->ready = true;
+      here.apply(*held, diagnoser);
+      appliedSeq = held->seq + 1;
+      held->applied = true;
       held.reset();
     }
     {
       std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return inOrder.front()->ready; });
+      changed.wait(lock, [&] { return inOrder.front()->applied; });
     }
-    if (const auto& begins = inOrder.front()->begins) {
-      diagnoser.beginSource(begins->first, begins->second);
-      if (begun) begun(inOrder.front()->beginsIndex);
-    }
-    diagnoser.addFacts(inOrder.front()->facts);
+    if (inOrder.front()->begins && begun) begun(inOrder.front()->beginsIndex);
     applied += inOrder.front()->text.size();
     if (options.progress) options.progress(applied);
     spare.push_back(std::move(inOrder.front()));

@@ -1,7 +1,7 @@
 // Feeding a diagnoser from a stream on several cores. The text is cut into blocks of whole lines;
-// worker threads compute each block's line facts (core::analyzeLines, pure) while this thread
-// hands finished blocks to the diagnoser strictly in order, so the diagnosis is the same as
-// Diagnoser::addText's, byte for byte, whatever the number of threads. At most a few blocks are
+// worker threads compute each block's line facts (core::analyzeLines, pure), and each hands its
+// block to the diagnoser itself once the blocks before it are in, strictly in order, so the
+// diagnosis is the same as Diagnoser::addText's, byte for byte, whatever the number of threads. At most a few blocks are
 // in memory at once: memory does not grow with the input.
 #pragma once
 
@@ -61,7 +61,8 @@ struct FeedOptions {
   // When set (by any thread), no further block is read: what was read is applied and feeding
   // returns early. The caller tells a cancelled diagnosis by the flag.
   const std::atomic<bool>* cancel = nullptr;
-  // Called on the feeding thread after each block is applied, with the bytes applied so far.
+  // Called on the feeding thread after each block is applied, with the bytes applied so far
+  // (in order; a worker applied the block).
   std::function<void(uint64_t bytes)> progress;
 };
 
@@ -84,7 +85,7 @@ struct FeedSource {
 // Many inputs, one after the other, through one pipeline: the same diagnosis as beginSource and
 // the input's text for each, but a small input costs no start of threads of its own (a folder
 // of a big job holds thousands). `next` gives the next input, or returns false when there is
-// none. `begun(i)` is called on this thread as input i (0-based) begins to be applied; a cancel
+// none. `begun(i)` is called on this thread once input i (0-based) has begun to be applied; a cancel
 // in `options` stops the reading, between inputs or inside one.
 void feedSources(core::Diagnoser& diagnoser, const core::Matcher& matcher, const std::function<bool(FeedSource&)>& next,
                  const std::function<void(size_t)>& begun = {}, FeedOptions options = {});
