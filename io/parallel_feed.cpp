@@ -37,7 +37,6 @@ struct Block {
   bool hasBefore = false;
   std::optional<core::ParsedLine> previous;  // or that line as the diagnoser already read it
   uint64_t firstLine = 0;
-  bool applied = false;
 };
 
 // Reads the next block of whole lines; an empty text means the input ended. A reader of several
@@ -96,160 +95,169 @@ struct Analyst {
   }
 };
 
-// The pipeline: `next` fills blocks on this thread; each worker analyses a block and then, when
-// every block before it has been applied, applies it to the diagnoser itself (one worker at a
-// time, in the blocks' order). This thread reads ahead, and calls `begun` and the progress
-// callback in order as blocks are applied. Returns false when `next` failed.
-bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options,
-         const std::function<void(size_t)>& begun = {}) {
-  // The input being read (the reading side runs ahead of the diagnoser: it counts the inputs
-  // it began, whose indices the diagnoser will give them).
-  uint32_t source = diagnoser.currentSource();
-  int defaultRank = diagnoser.currentDefaultRank();
-  uint32_t nextSource = diagnoser.nextSource();
-  size_t begunCount = 0;
-  const unsigned workers = workerCount(options);
-  const size_t window = 2 * static_cast<size_t>(workers) + 2;  // blocks read ahead at most
-
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::shared_ptr<Block>> queue;  // read, not yet taken by a worker
-  uint64_t appliedSeq = 0;                   // the blocks applied so far
-  bool done = false;
-
-  // An input that fits in one block is analysed on this thread: starting the workers (their
-  // threads, their scanning space, their memory) cost more than analysing a traceback, and was
-  // most of what a short log's diagnosis cost. The pool starts when a second block is read.
-  std::vector<std::thread> pool;
-  std::shared_ptr<Block> held;  // the first block, while no second one has been read
-  auto startPool = [&] {
-    for (unsigned i = 0; i < workers; ++i) {
-      pool.emplace_back([&] {
-        Analyst analyst;
-        while (true) {
-          std::shared_ptr<Block> block;
-          {
-            std::unique_lock<std::mutex> lock(mutex);
-            changed.wait(lock, [&] { return done || !queue.empty(); });
-            if (queue.empty()) return;
-            block = queue.front();
-            queue.pop_front();
-          }
-          analyst.analyze(*block, matcher, options);
-          {
-            // The diagnoser is handed from worker to worker under the lock, so each one sees
-            // what the one before it applied.
-            std::unique_lock<std::mutex> lock(mutex);
-            changed.wait(lock, [&] { return appliedSeq == block->seq; });
-            analyst.apply(*block, diagnoser);
-            ++appliedSeq;
-            block->applied = true;
-          }
-          changed.notify_all();
-        }
-      });
-    }
-  };
-  auto enqueue = [&](std::shared_ptr<Block> block) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      queue.push_back(std::move(block));
-    }
-    changed.notify_all();
-  };
-
-  std::deque<std::shared_ptr<Block>> inOrder;  // read, not yet applied
-  // Applied blocks, kept for their memory: their texts are reused by the next blocks.
-  std::vector<std::shared_ptr<Block>> spare;
-  uint64_t lineNo = diagnoser.nextLineNo();
-  uint64_t seq = 0;
+// The reading side of the pipeline: where the input is, shared by every thread that reads a
+// block (one at a time, under the pipeline's read lock).
+struct Reader {
+  const NextBlock& next;
+  uint32_t source;       // the input being read
+  int defaultRank;
+  uint32_t nextSource;   // the index the diagnoser will give the next input it begins
+  size_t begunCount = 0;  // the inputs begun so far
+  uint64_t lineNo;
+  uint64_t seq = 0;       // the blocks read so far
   std::string lastLine;
   bool hasLast = false, ended = false, ok = true;
-  uint64_t applied = 0;  // bytes
   // The line the diagnoser read last, for the first block (a message wrapped across the point
   // where feeding resumes).
   std::optional<core::ParsedLine> resumeAfter;
-  if (const core::ParsedLine* p = diagnoser.previousLine()) resumeAfter = *p;
-  while (true) {
+
+  Reader(const NextBlock& n, const core::Diagnoser& diagnoser)
+      : next(n), source(diagnoser.currentSource()), defaultRank(diagnoser.currentDefaultRank()),
+        nextSource(diagnoser.nextSource()), lineNo(diagnoser.nextLineNo()) {
+    if (const core::ParsedLine* p = diagnoser.previousLine()) resumeAfter = *p;
+  }
+
+  // Reads the next block into `block`; false at the end of the input (or after a cancel).
+  bool read(Block& block, const FeedOptions& options) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) ended = true;
-    // Read ahead while the window has room.
-    while (!ended && inOrder.size() < window) {
-      std::shared_ptr<Block> block;
-      if (spare.empty()) {
-        block = std::make_shared<Block>();
-      } else {
-        block = std::move(spare.back());
-        spare.pop_back();
-        block->applied = false;
-      }
-      block->begins.reset();
-      if (!next(block->text, block->begins)) ok = false;
-      if (block->text.empty() && !block->begins) {
-        ended = true;
-        break;
-      }
-      if (block->begins) {  // a new input: its lines count from 0, with no line before them
-        source = nextSource++;
-        defaultRank = block->begins->second;
-        block->beginsIndex = begunCount++;
-        lineNo = 0;
-        lastLine.clear();
-        hasLast = false;
-        resumeAfter.reset();
-      }
-      block->seq = seq++;
-      block->source = source;
-      block->defaultRank = defaultRank;
-      block->firstLine = lineNo;
-      block->before = lastLine;
-      block->hasBefore = hasLast;
-      block->previous.reset();
-      if (!hasLast && resumeAfter) block->previous = std::move(resumeAfter);
-      std::string_view t(block->text);
-      if (!t.empty()) {
-        lineNo += countLines(t);
-        std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
-        size_t cut = body.rfind('\n');
-        lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
-        hasLast = true;
-      }
-      inOrder.push_back(block);
-      if (pool.empty() && !held) {
-        held = std::move(block);
-        continue;
-      }
-      if (pool.empty()) {
-        startPool();
-        enqueue(std::move(held));
-      }
-      enqueue(std::move(block));
+    if (ended) return false;
+    block.begins.reset();
+    if (!next(block.text, block.begins)) ok = false;
+    if (block.text.empty() && !block.begins) {
+      ended = true;
+      return false;
     }
-    if (inOrder.empty()) break;
-    if (held) {  // the whole input was one block
+    if (block.begins) {  // a new input: its lines count from 0, with no line before them
+      source = nextSource++;
+      defaultRank = block.begins->second;
+      block.beginsIndex = begunCount++;
+      lineNo = 0;
+      lastLine.clear();
+      hasLast = false;
+      resumeAfter.reset();
+    }
+    block.seq = seq++;
+    block.source = source;
+    block.defaultRank = defaultRank;
+    block.firstLine = lineNo;
+    block.before = lastLine;
+    block.hasBefore = hasLast;
+    block.previous.reset();
+    if (!hasLast && resumeAfter) block.previous = std::move(resumeAfter);
+    std::string_view t(block.text);
+    if (!t.empty()) {
+      lineNo += countLines(t);
+      std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
+      size_t cut = body.rfind('\n');
+      lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));
+      hasLast = true;
+    }
+    return true;
+  }
+};
+
+// The pipeline. Each worker reads a block (`next`, under the read lock), analyses it and, once
+// every block before it has been applied, applies it to the diagnoser itself (one worker at a
+// time, in the blocks' order): a block's text and facts stay on the core that read them. This
+// thread only waits, calling `begun` and the progress callback in order as blocks are applied
+// (under the read lock: they may share state with `next`). Returns false when `next` failed.
+bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlock& next, const FeedOptions& options,
+         const std::function<void(size_t)>& begun = {}) {
+  Reader reader(next, diagnoser);
+  std::mutex readMutex;
+
+  // An input that fits in one block is analysed on this thread: starting the workers (their
+  // threads, their scanning space, their memory) cost more than analysing a traceback, and was
+  // most of what a short log's diagnosis cost. The workers start when a second block is read.
+  std::deque<std::unique_ptr<Block>> readFirst;
+  for (int i = 0; i < 2; ++i) {
+    auto block = std::make_unique<Block>();
+    if (!reader.read(*block, options)) break;
+    readFirst.push_back(std::move(block));
+  }
+  if (readFirst.size() < 2) {
+    if (!readFirst.empty()) {
       Analyst here;
-      here.analyze(*held, matcher, options);
-      here.apply(*held, diagnoser);
-      appliedSeq = held->seq + 1;
-      held->applied = true;
-      held.reset();
+      here.analyze(*readFirst.front(), matcher, options);
+      here.apply(*readFirst.front(), diagnoser);
+      if (readFirst.front()->begins && begun) begun(readFirst.front()->beginsIndex);
+      if (options.progress) options.progress(readFirst.front()->text.size());
+    }
+    return reader.ok;
+  }
+
+  // What a worker tells this thread once it applied a block.
+  struct Applied {
+    std::optional<size_t> begins;  // the index of the input the block began
+    uint64_t bytes = 0;
+  };
+  std::mutex mutex;  // the diagnoser's turn, the events and the count of workers
+  std::condition_variable changed;
+  uint64_t appliedSeq = 0;  // the blocks applied so far
+  std::deque<Applied> events;
+  const unsigned workers = workerCount(options);
+  unsigned running = workers;
+
+  auto work = [&] {
+    Analyst analyst;
+    std::unique_ptr<Block> block;
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(readMutex);
+        if (!readFirst.empty()) {
+          block = std::move(readFirst.front());
+          readFirst.pop_front();
+        } else {
+          if (!block) block = std::make_unique<Block>();
+          if (!reader.read(*block, options)) break;
+        }
+      }
+      analyst.analyze(*block, matcher, options);
+      {
+        // The diagnoser is handed from worker to worker under the lock, so each one sees what
+        // the one before it applied.
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return appliedSeq == block->seq; });
+        analyst.apply(*block, diagnoser);
+        ++appliedSeq;
+        Applied event;
+        if (block->begins) event.begins = block->beginsIndex;
+        event.bytes = block->text.size();
+        events.push_back(event);
+      }
+      changed.notify_all();
     }
     {
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return inOrder.front()->applied; });
+      std::lock_guard<std::mutex> lock(mutex);
+      --running;
     }
-    if (inOrder.front()->begins && begun) begun(inOrder.front()->beginsIndex);
-    applied += inOrder.front()->text.size();
-    if (options.progress) options.progress(applied);
-    spare.push_back(std::move(inOrder.front()));
-    inOrder.pop_front();
+    changed.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < workers; ++i) pool.emplace_back(work);
+
+  uint64_t applied = 0;  // bytes
+  while (true) {
+    std::deque<Applied> now;
+    bool finished = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return !events.empty() || running == 0; });
+      now.swap(events);
+      finished = running == 0;
+    }
+    if (begun || options.progress) {
+      std::lock_guard<std::mutex> lock(readMutex);
+      for (const Applied& e : now) {
+        if (e.begins && begun) begun(*e.begins);
+        applied += e.bytes;
+        if (options.progress) options.progress(applied);
+      }
+    }
+    if (finished) break;
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    done = true;
-  }
-  changed.notify_all();
   for (auto& t : pool) t.join();
-  return ok;
+  return reader.ok;
 }
 
 }  // namespace

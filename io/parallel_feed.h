@@ -62,7 +62,8 @@ struct FeedOptions {
   // returns early. The caller tells a cancelled diagnosis by the flag.
   const std::atomic<bool>* cancel = nullptr;
   // Called on the feeding thread after each block is applied, with the bytes applied so far
-  // (in order; a worker applied the block).
+  // (in order). A worker applied the block and may be applying the next ones meanwhile: the
+  // callback must not touch the diagnoser.
   std::function<void(uint64_t bytes)> progress;
 };
 
@@ -85,8 +86,9 @@ struct FeedSource {
 // Many inputs, one after the other, through one pipeline: the same diagnosis as beginSource and
 // the input's text for each, but a small input costs no start of threads of its own (a folder
 // of a big job holds thousands). `next` gives the next input, or returns false when there is
-// none. `begun(i)` is called on this thread once input i (0-based) has begun to be applied; a cancel
-// in `options` stops the reading, between inputs or inside one.
+// none. `begun(i)` is called on this thread once input i (0-based) has begun to be applied (it
+// must not touch the diagnoser, as for progress); a cancel in `options` stops the reading,
+// between inputs or inside one.
 void feedSources(core::Diagnoser& diagnoser, const core::Matcher& matcher, const std::function<bool(FeedSource&)>& next,
                  const std::function<void(size_t)>& begun = {}, FeedOptions options = {});
 

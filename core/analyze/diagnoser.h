@@ -1,8 +1,9 @@
 // Diagnoser: lines in, findings out.
 //
-// Not thread-safe: one thread feeds it. `rules` and `matcher` must outlive it and are only
-// read, so one compiled rule set can serve many diagnosers on many threads. Call finish() once
-// at the end, or snapshot() any number of times for the diagnosis so far.
+// Not thread-safe: one thread at a time feeds it (io's parallel feed hands it from worker to
+// worker under a lock). `rules` and `matcher` must outlive it and are only read, so one compiled
+// rule set can serve many diagnosers on many threads. Call finish() once at the end, or
+// snapshot() any number of times for the diagnosis so far.
 //
 // Streams: feed it text in chunks of any size (or line by line) and call finish(). It keeps
 // per-rank state (each signal's first hit, a short window of metric samples, open tracebacks,

@@ -202,7 +202,8 @@ size_t threadCount() {
 }
 
 // A log that fits in one block (a pasted traceback, a selection) is read on the calling thread:
-// starting the workers cost more than the reading. A longer one is read by the workers.
+// starting the workers cost more than the reading. A longer one is read by the workers: the
+// reader that finds the end of the input is a worker, while the other one waits for a block.
 TEST_F(ParallelFeedTest, AnInputOfOneBlockStartsNoThread) {
   const std::string text =
       "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
@@ -210,12 +211,31 @@ TEST_F(ParallelFeedTest, AnInputOfOneBlockStartsNoThread) {
   const std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
   for (size_t blockBytes : {size_t{128} << 10, size_t{40}}) {
     const size_t before = threadCount();
-    size_t during = 0;
-    auto o = options(2, blockBytes, saved_);
-    o.progress = [&](uint64_t) { during = std::max(during, threadCount()); };
-    EXPECT_EQ(viaFeed(text, o), serial);
-    if (blockBytes > text.size()) EXPECT_EQ(during, before);
-    else EXPECT_EQ(during, before + 2) << "two workers while the blocks were read";
+    const std::thread::id caller = std::this_thread::get_id();
+    size_t atEnd = 0;
+    bool endOnCaller = false;
+    bool given = false;
+    auto next = [&](io::FeedSource& source) {
+      if (given) {  // asked for the input after the only one: the end
+        atEnd = threadCount();
+        endOnCaller = std::this_thread::get_id() == caller;
+        return false;
+      }
+      given = true;
+      source.name = "log";
+      source.text = text;
+      return true;
+    };
+    core::Diagnoser d(rules_->rules, *rules_->matcher);
+    io::feedSources(d, *rules_->matcher, next, {}, options(2, blockBytes, saved_));
+    EXPECT_EQ(json(d.finish()), serial);
+    if (blockBytes > text.size()) {
+      EXPECT_EQ(atEnd, before);
+      EXPECT_TRUE(endOnCaller);
+    } else {
+      EXPECT_EQ(atEnd, before + 2) << "two workers while the blocks were read";
+      EXPECT_FALSE(endOnCaller);
+    }
   }
 }
 
