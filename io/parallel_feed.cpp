@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "core/base/text.h"
 #include "core/parse/launcher.h"
 #include "core/parse/log_line.h"
 #include "core/rules/rule_bundle.h"
@@ -42,17 +43,6 @@ struct Block {
 // Reads the next block of whole lines; an empty text means the input ended. A reader of several
 // inputs sets `begins` (a name and a default rank) on the first block of each.
 using NextBlock = std::function<bool(std::string& text, Begins& begins)>;
-
-// The '\n's in `t`, found with memchr (a byte loop is not vectorised at -O2).
-uint64_t countLines(std::string_view t) {
-  uint64_t n = 0;
-  for (const char* p = t.data(), *end = t.data() + t.size(); p < end; ++n) {
-    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-    if (!p) break;
-    ++p;
-  }
-  return n;
-}
 
 unsigned workerCount(const FeedOptions& options) {
   if (options.threads > 0) return options.threads;
@@ -146,7 +136,7 @@ struct Reader {
     if (!hasLast && resumeAfter) block.previous = std::move(resumeAfter);
     std::string_view t(block.text);
     if (!t.empty()) {
-      lineNo += countLines(t);
+      lineNo += core::text::countByte(t, '\n');
       std::string_view body = t.back() == '\n' ? t.substr(0, t.size() - 1) : t;
       size_t cut = body.rfind('\n');
       lastLine.assign(cut == std::string_view::npos ? body : body.substr(cut + 1));

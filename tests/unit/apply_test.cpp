@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/base/text.h"
 #include "io/apply_edits.h"
 #include "io/files.h"
 
@@ -154,6 +155,20 @@ TEST_F(ApplyTest, ReadLinesAtGivesTheLinesAskedForAndNoOthers) {
   EXPECT_EQ(got->at(123456), "line 123456");
   EXPECT_EQ(got->at(199999), "line 199999");
   EXPECT_EQ(got->at(200000), "last, without a newline");
+  // Around the end of the first 1 MiB read, where whole reads stop being skipped: each line
+  // asked for alone, the one cut by the read's end among them.
+  std::ifstream whole(log, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+  const uint64_t cutLine = core::text::countByte(std::string_view(bytes).substr(0, size_t{1} << 20), '\n');
+  for (uint64_t k = cutLine - 2; k <= cutLine + 2; ++k) {
+    auto one = readLinesAt(log, {k}, error);
+    ASSERT_TRUE(one) << error;
+    EXPECT_EQ(one->at(k), "line " + std::to_string(k)) << k;
+  }
+  EXPECT_EQ(core::text::countByte("a\nb\n\n", '\n'), 3u);
+  EXPECT_EQ(core::text::countByte(std::string(100, '\n') + "x", '\n'), 100u);  // whole blocks of 16 and a tail
+  EXPECT_EQ(core::text::countByte(std::string(100000, '\n'), '\n'), 100000u);   // past 255 rounds: the lanes are summed
+  EXPECT_EQ(core::text::countByte(std::string(5000, '\xff'), '\xff'), 5000u);
   // A long line is cut; nothing asked for, nothing read.
   auto cut = readLinesAt(log, {5}, error, 3);
   ASSERT_TRUE(cut);
