@@ -182,7 +182,9 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     uint64_t bytes = 0;
   };
   std::mutex mutex;  // the diagnoser's turn, the events and the count of workers
-  std::condition_variable changed;
+  std::condition_variable turn;      // a block was applied: the worker of the next one may go on
+  std::condition_variable reported;  // for this thread: events to report, or the workers are done
+  const bool reporting = begun || options.progress;
   uint64_t appliedSeq = 0;  // the blocks applied so far
   std::deque<Applied> events;
   const unsigned workers = workerCount(options);
@@ -207,21 +209,26 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         // The diagnoser is handed from worker to worker under the lock, so each one sees what
         // the one before it applied.
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return appliedSeq == block->seq; });
+        turn.wait(lock, [&] { return appliedSeq == block->seq; });
         analyst.apply(*block, diagnoser);
         ++appliedSeq;
-        Applied event;
-        if (block->begins) event.begins = block->beginsIndex;
-        event.bytes = block->text.size();
-        events.push_back(event);
+        if (reporting) {
+          Applied event;
+          if (block->begins) event.begins = block->beginsIndex;
+          event.bytes = block->text.size();
+          events.push_back(event);
+        }
       }
-      changed.notify_all();
+      // Every block wakes only who may go on: a worker waiting for its turn, and this thread
+      // when it has something to report (a wake-up is a system call and a context switch).
+      turn.notify_all();
+      if (reporting) reported.notify_one();
     }
     {
       std::lock_guard<std::mutex> lock(mutex);
       --running;
     }
-    changed.notify_all();
+    reported.notify_one();
   };
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < workers; ++i) pool.emplace_back(work);
@@ -232,11 +239,11 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     bool finished = false;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return !events.empty() || running == 0; });
+      reported.wait(lock, [&] { return !events.empty() || running == 0; });
       now.swap(events);
       finished = running == 0;
     }
-    if (begun || options.progress) {
+    if (reporting && !now.empty()) {
       std::lock_guard<std::mutex> lock(readMutex);
       for (const Applied& e : now) {
         if (e.begins && begun) begun(*e.begins);
