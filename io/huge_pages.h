@@ -22,8 +22,10 @@ void adviseHugePages(const void* data, size_t bytes);
 // Grows the process's heap by kHeapReserve now and advises that room into huge pages, so the
 // allocations of a command's start land in pages already advised; blocks under 1 MiB come from
 // the heap too (glibc would map each block from 128 KiB on by itself, in 4 KiB pages). For
-// main(), before anything big is allocated. With an allocator other than glibc's (a sanitizer's),
-// nothing changes. Pages of the room that are never touched cost nothing.
+// main(), before anything big is allocated. The room below its first 2 MiB line, where no huge
+// page fits and the first allocations land, is populated at once (one call, not a fault per
+// page). With an allocator other than glibc's (a sanitizer's), nothing changes. Pages of the
+// rest of the room that are never touched cost nothing.
 constexpr size_t kHeapReserve = size_t{16} << 20;
 void prepareHugePageHeap();
 
