@@ -56,11 +56,30 @@ void ExceptionGroups::explain(std::vector<Finding>& findings, const RuleSet& rul
       if (src == e.source && e.line >= a && e.line <= b) return true;
     return false;
   };
+  auto explains = [&](const Finding& f, const Group& g) {
+    return std::any_of(f.evidence.begin(), f.evidence.end(), [&](const Evidence& e) { return inGroup(g, e); }) ||
+           std::any_of(f.rankEvidence.begin(), f.rankEvidence.end(), [&](const auto& re) { return inGroup(g, re.second); });
+  };
+  // A wrapper's finding gives way where another rule explains the exception it wraps (decided
+  // for every finding first, then removed).
+  std::vector<bool> givesWay(findings.size(), false);
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (!findings[i].rule->wraps) continue;
+    bool any = false, everyOneExplained = true;
+    for (const Group& g : groups_) {
+      if (!explains(findings[i], g)) continue;
+      any = true;
+      everyOneExplained &= std::any_of(findings.begin(), findings.end(), [&](const Finding& x) {
+        return !x.rule->wraps && !x.rule->fallback && explains(x, g);
+      });
+    }
+    givesWay[i] = any && everyOneExplained;
+  }
+  for (size_t i = findings.size(); i-- > 0;)
+    if (givesWay[i]) findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(i));
   for (auto& f : findings) {
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
-      bool hit = std::any_of(f.evidence.begin(), f.evidence.end(), [&](const Evidence& e) { return inGroup(groups_[gi], e); }) ||
-                 std::any_of(f.rankEvidence.begin(), f.rankEvidence.end(),
-                             [&](const auto& re) { return inGroup(groups_[gi], re.second); });
+      bool hit = explains(f, groups_[gi]);
       if (!hit) continue;
       claimed[gi] = true;
       if (f.exceptionType.empty()) {

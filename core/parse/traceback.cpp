@@ -83,10 +83,13 @@ bool exceptionHead(std::string_view msg, std::string_view& type, std::string_vie
 }
 
 // An exception line whose message is on the lines below it: "RuntimeError: " (str(e) began with
-// a newline; an exception with no message at all prints its bare type, without a colon).
-// `msg` is trimmed on the right.
+// a newline; an exception with no message at all prints its bare type, without a colon), or a
+// wrapper that names the exception it wraps on the next line: torch.compile's
+// "BackendCompilerFailed: backend='inductor' raised:" then "AssertionError: Invalid match!",
+// one failure. `msg` is trimmed on the right.
 bool messageBelow(std::string_view msg, const ExceptionRecord& rec) {
-  return !rec.type.empty() && rec.message.empty() && !msg.empty() && msg.back() == ':';
+  if (rec.type.empty() || msg.empty() || msg.back() != ':') return false;
+  return rec.message.empty() || text::endsWith(rec.message, " raised:");
 }
 
 bool parseExceptionLine(std::string_view msg, ExceptionRecord& rec) {
@@ -127,11 +130,13 @@ namespace {
 
 // An exception line with no traceback above it (an excerpt that starts late, a notebook or a
 // rich box traceback, a library that prints only the error): the type must name an error, so
-// that "UserWarning: ..." and "Note: ..." are not taken for failures.
+// that "UserWarning: ..." and "Note: ..." are not taken for failures. torch.compile's wrapper,
+// BackendCompilerFailed, is named otherwise and is one.
 bool isBareException(std::string_view type) {
   size_t dot = type.rfind('.');
   std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
-  return type.size() <= 80 && (text::endsWith(last, "Error") || text::endsWith(last, "Exception"));
+  return type.size() <= 80 &&
+         (text::endsWith(last, "Error") || text::endsWith(last, "Exception") || last == "BackendCompilerFailed");
 }
 
 bool isBareException(const ExceptionRecord& rec) { return isBareException(std::string_view(rec.type)); }
@@ -234,8 +239,22 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
         // A rule of '=' or '-' above the text (torchrun's ChildFailedError) is part of it.
         open->tb.lastLine = line.lineNo;
         if (std::none_of(msg.begin(), msg.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) return;
-        rec.message = std::string(text::trim(msg));
         open->awaitingMessage = false;
+        if (!rec.message.empty()) {
+          // After a wrapper's "raised:": the wrapped exception is the failure, at its own line,
+          // under the wrapper's frames (and its message may again be on the line below).
+          ExceptionRecord inner;
+          if (parseExceptionLine(msg, inner)) {
+            rec.type = std::move(inner.type);
+            rec.message = std::move(inner.message);
+            rec.line = line.lineNo;
+            rec.begin = line.clean.toRaw(line.bodyBegin);
+            rec.end = line.clean.toRawEnd(line.bodyBegin + msg.size());
+            open->awaitingMessage = rec.message.empty() && msg.back() == ':';
+            return;
+          }
+        }
+        rec.message = std::string(text::trim(msg));
         return;
       }
       open->awaitingMessage = false;

@@ -134,6 +134,10 @@ struct Rule {
   std::vector<bool> positiveSignals;
   std::vector<int> evidence;  // signals whose lines are shown as evidence, in order
   bool fallback = false;      // the rule for exceptions no other rule explains
+  // The rule names an exception that only wraps another one (torch.compile's
+  // BackendCompilerFailed): its finding is dropped when a finding of another rule explains the
+  // same exception, which says what the wrapped one was.
+  bool wraps = false;
   // A user rule that replaces a shipped one names it here; without it a user rule may not take
   // a shipped rule's id.
   std::string overrides;

@@ -10,7 +10,7 @@
 namespace denpex::core {
 namespace {
 
-constexpr std::string_view kMagic = "denpex-rules-4\n";
+constexpr std::string_view kMagic = "denpex-rules-5\n";
 constexpr std::string_view kParsedMagic = "denpex-parsed-rule-files-1\n";
 
 // A tripwire for the one place that lists the fields: a field added to one of these structs
@@ -59,7 +59,7 @@ void fields(A& a, F& f) requires std::is_same_v<std::remove_const_t<F>, ParsedRu
 template <class A, class R>
 void fields(A& a, R& r) requires std::is_same_v<std::remove_const_t<R>, Rule> {
   a(r.id), a(r.file), a(r.title), a(r.category), a(r.tags), a(r.severity), a(r.role), a(r.priority), a(r.systems);
-  a(r.signals), a(r.condition), a(r.conditionText), a(r.positiveSignals), a(r.evidence), a(r.fallback), a(r.overrides);
+  a(r.signals), a(r.condition), a(r.conditionText), a(r.positiveSignals), a(r.evidence), a(r.fallback), a(r.wraps), a(r.overrides);
   a(r.summary), a(r.whatItIs), a(r.observe), a(r.symptoms), a(r.fingerprint), a(r.rootCause), a(r.mechanism);
   a(r.confirm), a(r.fix), a(r.prevention), a(r.verify), a(r.related), a(r.references), a(r.edits);
   a(r.matchExamples), a(r.noMatchExamples);

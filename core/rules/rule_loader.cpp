@@ -220,7 +220,7 @@ Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
   if (!root.IsMap()) throw LoadError{0, "a rule file must be a YAML map"};
   checkKeys(root,
             {"id", "title", "category", "tags", "severity", "role", "priority", "systems",
-             "signals", "condition", "evidence", "fallback", "summary", "what_it_is", "observe",
+             "signals", "condition", "evidence", "fallback", "wraps", "summary", "what_it_is", "observe",
              "symptoms", "fingerprint", "root_cause", "mechanism", "confirm", "fix",
              "prevention", "verify", "related", "references", "edits", "examples", "overrides"},
             "rule");
@@ -260,6 +260,7 @@ Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
     r.priority = static_cast<int>(*p);
   }
   if (root["fallback"]) r.fallback = root["fallback"].as<bool>();
+  if (root["wraps"]) r.wraps = root["wraps"].as<bool>();
 
   if (root["signals"]) {
     const YAML::Node& sigs = root["signals"];

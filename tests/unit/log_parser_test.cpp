@@ -287,6 +287,40 @@ TEST(LogParser, AMessageBelowItsExceptionLine) {
   EXPECT_EQ(plain[0].final().message, "next one");
 }
 
+// torch.compile's wrapper names the backend's exception on the next line: one failure, the
+// wrapped exception at its own line under the wrapper's frames, in a traceback or bare; only
+// after its "raised:".
+TEST(LogParser, DynamosWrapperStandsForTheExceptionItWraps) {
+  auto full = track(
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 9, in <module>\n"
+      "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+      "AssertionError: Invalid match!\n"
+      "\n"
+      "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n");
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0].final().type, "AssertionError");
+  EXPECT_EQ(full[0].final().message, "Invalid match!");
+  EXPECT_EQ(full[0].final().line, 3u);
+  EXPECT_EQ(full[0].final().frames.size(), 1u);
+  EXPECT_EQ(full[0].firstLine, 0u);
+  EXPECT_EQ(full[0].lastLine, 3u);
+  auto bare = track(
+      "BackendCompilerFailed: backend='inductor' raised:\n"
+      "AssertionError: \n"
+      "Invalid match!\n");
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_EQ(bare[0].final().type, "AssertionError");
+  EXPECT_EQ(bare[0].final().message, "Invalid match!");
+  EXPECT_EQ(bare[0].firstLine, 0u);
+  EXPECT_EQ(bare[0].lastLine, 2u);
+  // Another message that ends with a colon keeps its own line, and the next one is its own.
+  auto other = track("ValueError: expected one of:\nKeyError: 'x'\n");
+  ASSERT_EQ(other.size(), 2u);
+  EXPECT_EQ(other[0].final().message, "expected one of:");
+  EXPECT_EQ(other[1].final().type, "KeyError");
+}
+
 // The lines that carry on an exception's message after its line belong to its traceback, so a
 // finding whose evidence is there explains the exception: torch_npu names the failure in CANN's
 // error lines below a generic one; an indented continuation; not the next line of the log.
