@@ -17,6 +17,7 @@ const std::vector<PrefilterLiteral>& lineLiterals() {
     std::vector<PrefilterLiteral> out;
     for (auto p : LauncherTracker::phrases()) out.push_back({p, false});
     for (auto t : secretTriggers()) out.push_back({t, true});
+    for (auto n : TracebackTracker::loggedExceptionNotices()) out.push_back({n, false});
     return out;
   }();
   return kLiterals;
@@ -134,8 +135,9 @@ void maskSecretsOf(std::vector<LineFacts>& out, const ParsedLine* before, std::v
   flagged.assign(texts.size(), found ? 0 : 1);
   if (found) {
     const int firstTrigger = patternCount + static_cast<int>(LauncherTracker::phrases().size());
+    const int firstNotice = firstTrigger + static_cast<int>(secretTriggers().size());
     for (const auto& [t, id] : found->hits)
-      if (id >= firstTrigger) flagged[t] = 1;
+      if (id >= firstTrigger && id < firstNotice) flagged[t] = 1;
     for (size_t t = 0; t < texts.size(); ++t) flagged[t] |= found->all[t];
   }
   std::vector<bool> masked(out.size(), false);
@@ -208,13 +210,15 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
   const bool literalsScanned = filtered && prefilter->literalCount() == lineLiterals().size() && prefilter->residualLiterals() == 0;
   const bool phrasesScanned = literalsScanned;
   const int firstTrigger = patternCount + static_cast<int>(LauncherTracker::phrases().size());
+  const int firstNotice = firstTrigger + static_cast<int>(secretTriggers().size());
   maskSecretsOf(out, before, texts, ownAt, joinedAt, literalsScanned ? &found : nullptr, patternCount);
   size_t cursor = 0;  // into found.hits, which is sorted by text; texts are visited in order
   bool phraseSeen = false;  // in the text last matched
+  bool noticeSeen = false;  // a library's notice of a logged exception, in the text last matched
   auto match = [&](size_t t, std::string_view s, std::vector<Matcher::Hit>& hits) {
-    phraseSeen = !phrasesScanned;
+    phraseSeen = noticeSeen = !phrasesScanned;
     if (!filtered || found.all[t]) {
-      phraseSeen = true;
+      phraseSeen = noticeSeen = true;
       matcher.match(s, hits);
       return;
     }
@@ -225,6 +229,7 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
       int id = found.hits[cursor].second;
       if (id < patternCount) patterns.push_back(id);
       else if (id < firstTrigger) phraseSeen = true;
+      else if (id >= firstNotice) noticeSeen = true;
     }
     if (!prefilter->residual().empty()) {
       patterns.insert(patterns.end(), prefilter->residual().begin(), prefilter->residual().end());
@@ -240,6 +245,7 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
     if (message.empty()) continue;
     match(ownAt[i], message, f.hits);
     f.launcher = phraseSeen && LauncherTracker::concerns(message);
+    if (noticeSeen && !f.traceback) f.traceback = TracebackTracker::announcesLoggedException(f.line.body());
     if (joinedAt[i] != SIZE_MAX) {
       hits.clear();
       match(joinedAt[i], texts[joinedAt[i]], hits);

@@ -30,7 +30,7 @@ struct LineFacts {
   std::vector<Wrapped> wrapped;
   MetricSample metrics;
   bool launcher = false;  // LauncherTracker::concerns(message)
-  bool traceback = false;  // TracebackTracker::startsRecord(body)
+  bool traceback = false;  // TracebackTracker::startsRecord(body), or a library's notice of a logged exception
   // The world size the line states ("WORLD_SIZE=8", "world size: 8"), read on lines without a
   // rank and rank 0's (the launcher's and the first rank's); 0 when none.
   int worldSize = 0;

@@ -153,7 +153,13 @@ namespace {
 // Python's report of an exception it goes on from: "Exception ignored in: <function
 // _MultiProcessingDataLoaderIter.__del__ at 0x...>" (3.8 and later; a bound method before), and
 // the "Exception ignored while ..." and "Exception ignored on ..." of newer releases.
-bool isIgnoredNotice(std::string_view msg) { return text::startsWith(text::trim(msg), "Exception ignored "); }
+bool isPythonIgnoredNotice(std::string_view msg) { return text::startsWith(text::trim(msg), "Exception ignored "); }
+
+// Or a library's notice above a traceback it logs as a warning (TracebackTracker::
+// loggedExceptionNotices()): a search, for the lines add() is given only.
+bool isIgnoredNotice(std::string_view msg) {
+  return isPythonIgnoredNotice(msg) || TracebackTracker::announcesLoggedException(msg);
+}
 
 // How many log lines below its notice an ignored exception's record may start (a traceback
 // header on the next line; a pasted excerpt may skip a few).
@@ -176,9 +182,22 @@ bool TracebackTracker::takeIgnored(uint32_t source, int rank, uint64_t line) {
   return found;
 }
 
+const std::vector<std::string_view>& TracebackTracker::loggedExceptionNotices() {
+  static const std::vector<std::string_view> kNotices = {
+      "A matching Triton is not available, some optimizations will not be enabled",
+  };
+  return kNotices;
+}
+
+bool TracebackTracker::announcesLoggedException(std::string_view body) {
+  for (std::string_view notice : loggedExceptionNotices())
+    if (body.find(notice) != std::string_view::npos) return true;
+  return false;
+}
+
 bool TracebackTracker::startsRecord(std::string_view body) {
   std::string_view msg = trimRight(body);
-  if (msg == kHeader || isIgnoredNotice(msg)) return true;
+  if (msg == kHeader || isPythonIgnoredNotice(msg)) return true;  // a library's notice: see line_facts
   std::string_view type, message;
   return exceptionHead(msg, type, message) && isBareException(type);
 }

@@ -61,10 +61,18 @@ struct Traceback {
 class TracebackTracker {
  public:
   void add(const ParsedLine& line, std::vector<Traceback>& done);
-  // Whether a line with this body (ParsedLine::body()) may start a record: a traceback header or
-  // an exception line with no traceback above it. Pure: a caller may test lines ahead, on other
-  // threads, and give add() only those, and every line of an input and rank with hasOpen().
+  // Whether a line with this body (ParsedLine::body()) may start a record: a traceback header,
+  // Python's "Exception ignored" notice, or an exception line with no traceback above it. Pure: a
+  // caller may test lines ahead, on other threads, and give add() only those (and the lines
+  // announcesLoggedException() is true of), and every line of an input and rank with hasOpen().
   static bool startsRecord(std::string_view body);
+  // A library's notice that the traceback it logs next is only a warning, and the program goes
+  // on: xFormers' "A matching Triton is not available, some optimizations will not be enabled"
+  // above the ImportError of its optional kernels. Like Python's "Exception ignored in:", the
+  // record below it is marked ignored. These are the phrases (a caller's scan may look for them
+  // to know which lines to test); the test itself searches the body, so it is not for every line.
+  static const std::vector<std::string_view>& loggedExceptionNotices();
+  static bool announcesLoggedException(std::string_view body);
   bool hasOpen(uint32_t source, int rank) const;
   // Finishes blocks still open (a log cut off mid-traceback).
   void flush(std::vector<Traceback>& done);

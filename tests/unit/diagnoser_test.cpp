@@ -62,6 +62,24 @@ TEST_F(DiagnoserTest, AnExceptionPythonIgnoredIsNoFailure) {
   EXPECT_EQ(d.findings[0].exceptionType, "KeyError");
 }
 
+// xFormers logs the ImportError of its optional Triton kernels, traceback and all, under a
+// warning, and goes on: no failure. A real failure further down still is one.
+TEST_F(DiagnoserTest, ATracebackALibraryLogsUnderItsNoticeIsNoFailure) {
+  const std::string logged =
+      "WARNING  A matching Triton is not available, some optimizations will not be enabled   __init__.py:61\n"
+      "Traceback (most recent call last):\n"
+      "  File \"C:\\venv\\Lib\\site-packages\\xformers\\__init__.py\", line 57, in _is_triton_available\n"
+      "    import triton  # noqa\n"
+      "ModuleNotFoundError: No module named 'triton'\n";
+  EXPECT_TRUE(run(logged).findings.empty());
+  Diagnosis d = run(logged + "steps:   3%|3         | 30/1000 [00:41<22:10,  1.37s/it]\n"
+                             "1\n2\n3\n4\n5\n6\n7\n8\n"
+                             "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                             "KeyError: 'labels'\n");
+  ASSERT_EQ(ids(d), std::vector<std::string>{"unrecognized-exception"});
+  EXPECT_EQ(d.findings[0].exceptionType, "KeyError");
+}
+
 TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
   auto d = run(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n");
   ASSERT_EQ(d.findings.size(), 2u);
