@@ -384,5 +384,19 @@ def optimizer_of_a_module_without_parameters():
 CASES["optimizer-empty-parameter-list"] = optimizer_of_a_module_without_parameters
 
 
+def model_to_cuda_on_a_cpu_only_build():
+    # A training script written for a GPU machine, run where PyTorch is a CPU-only build (Debian's
+    # torch here; pip's default wheels on Windows and macOS are the same): the first .cuda()
+    # initializes CUDA, which the build does not have.
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    print(f"torch {torch.__version__}, CUDA build: {torch.version.cuda}", flush=True)
+    model.cuda()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    print(optimizer, flush=True)
+
+
+CASES["cuda-not-available"] = model_to_cuda_on_a_cpu_only_build
+
+
 if __name__ == "__main__":
     main()

@@ -83,6 +83,8 @@ CASES = {
                                  "current process has finished its bootstrapping phase"),
     "optimizer-empty-parameter-list": ("layers-in-a-plain-list",
                                        "ValueError: optimizer got an empty parameter list"),
+    "cuda-not-available": ("model-cuda-on-cpu-build",
+                           "AssertionError: Torch not compiled with CUDA enabled"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
