@@ -398,5 +398,63 @@ def model_to_cuda_on_a_cpu_only_build():
 CASES["cuda-not-available"] = model_to_cuda_on_a_cpu_only_build
 
 
+def per_sample_loss_not_reduced():
+    # Per-sample weights need unreduced losses (reduction="none"); the weighted losses are then
+    # passed to backward() without the mean that makes them one number.
+    torch.manual_seed(0)
+    model = nn.Linear(16, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(32, 16), torch.randn(32, 1)
+    weights = torch.rand(32, 1)
+    loss = nn.MSELoss(reduction="none")(model(x), y) * weights
+    print(f"step 0 loss shape {tuple(loss.shape)}", flush=True)
+    loss.backward()
+    optimizer.step()
+
+
+CASES["backward-non-scalar-loss"] = per_sample_loss_not_reduced
+
+
+class _SelfAttention(nn.Module):
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).unbind(2)
+        q, k, v = (z.transpose(1, 2) for z in (q, k, v))  # (b, heads, t, head_dim)
+        att = torch.softmax(q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5, dim=-1)
+        y = (att @ v).transpose(1, 2)  # (b, t, heads, head_dim): no longer contiguous
+        return self.out(y.view(b, t, d))
+
+
+def merge_heads_with_view():
+    model = _SelfAttention()
+    x = torch.randn(2, 10, 32)
+    print("forward of a self-attention block", flush=True)
+    model(x).sum().backward()
+
+
+CASES["view-non-contiguous"] = merge_heads_with_view
+
+
+def metric_on_a_tensor_that_requires_grad():
+    # Validation metrics computed with NumPy from the model's output, outside torch.no_grad().
+    torch.manual_seed(0)
+    model = nn.Linear(8, 1)
+    x, y = torch.randn(64, 8), (torch.rand(64) > 0.5).float()
+    probs = torch.sigmoid(model(x)).squeeze(1)
+    print("epoch 0: validating", flush=True)
+    import numpy as np
+    acc = float(np.mean((probs.numpy() > 0.5) == y.numpy()))
+    print(f"val acc {acc:.3f}", flush=True)
+
+
+CASES["tensor-to-numpy"] = metric_on_a_tensor_that_requires_grad
+
+
 if __name__ == "__main__":
     main()

@@ -85,6 +85,12 @@ CASES = {
                                        "ValueError: optimizer got an empty parameter list"),
     "cuda-not-available": ("model-cuda-on-cpu-build",
                            "AssertionError: Torch not compiled with CUDA enabled"),
+    "backward-non-scalar-loss": ("per-sample-loss-not-reduced",
+                                 "RuntimeError: grad can be implicitly created only for scalar outputs"),
+    "view-non-contiguous": ("merge-heads-with-view",
+                            "RuntimeError: view size is not compatible with input tensor's size and stride"),
+    "tensor-to-numpy": ("metric-on-a-tensor-that-requires-grad",
+                        "RuntimeError: Can't call numpy() on Tensor that requires grad."),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
