@@ -456,5 +456,22 @@ def metric_on_a_tensor_that_requires_grad():
 CASES["tensor-to-numpy"] = metric_on_a_tensor_that_requires_grad
 
 
+class _LagFeatures(nn.Module):
+    # A forecasting model joining lag features with covariates along the feature axis: the lags
+    # cover the context length, the covariates were built for another length.
+    def forward(self, lags, covariates):
+        return torch.cat((lags, covariates), dim=-1)
+
+
+def join_features_of_two_lengths():
+    lags = torch.randn(8, 24, 3)          # (batch, context_length, lags)
+    covariates = torch.randn(8, 30, 5)    # (batch, context_length + prediction_length, covariates)
+    print("building inputs for a batch of 8", flush=True)
+    _LagFeatures()(lags, covariates)
+
+
+CASES["cat-shape-mismatch"] = join_features_of_two_lengths
+
+
 if __name__ == "__main__":
     main()

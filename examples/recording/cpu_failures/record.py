@@ -91,6 +91,8 @@ CASES = {
                             "RuntimeError: view size is not compatible with input tensor's size and stride"),
     "tensor-to-numpy": ("metric-on-a-tensor-that-requires-grad",
                         "RuntimeError: Can't call numpy() on Tensor that requires grad."),
+    "cat-shape-mismatch": ("join-features-of-two-lengths",
+                           "RuntimeError: Sizes of tensors must match except in dimension 2."),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
