@@ -161,6 +161,12 @@ bool isIgnoredNotice(std::string_view msg) {
   return isPythonIgnoredNotice(msg) || TracebackTracker::announcesLoggedException(msg);
 }
 
+// A frame of Python's exit machinery: weakref.finalize's handler, which prints what a finalizer
+// raised at exit (tempfile's clean-up of a TemporaryDirectory, say) with no notice above it.
+bool runsAtExit(const Frame& f) {
+  return f.function == "_exitfunc" && (text::endsWith(f.file, "/weakref.py") || text::endsWith(f.file, "\\weakref.py"));
+}
+
 // How many log lines below its notice an ignored exception's record may start (a traceback
 // header on the next line; a pasted excerpt may skip a few).
 constexpr uint64_t kIgnoredReach = 8;
@@ -185,6 +191,9 @@ bool TracebackTracker::takeIgnored(uint32_t source, int rank, uint64_t line) {
 const std::vector<std::string_view>& TracebackTracker::loggedExceptionNotices() {
   static const std::vector<std::string_view> kNotices = {
       "A matching Triton is not available, some optimizations will not be enabled",
+      // Python 3.11 and earlier, above the traceback of an atexit callback that raised (3.12
+      // says "Exception ignored in atexit callback", one of the "Exception ignored" notices).
+      "Error in atexit._run_exitfuncs:",
   };
   return kNotices;
 }
@@ -293,6 +302,10 @@ void TracebackTracker::add(const ParsedLine& line, std::vector<Traceback>& done)
       if (parseFrame(msg, frame)) {
         frame.source = line.source;
         frame.logLine = line.lineNo;
+        // The outermost frame of the first record says who called: an exit handler means the
+        // program had finished when this was raised (and Python reports it, then exits as it
+        // would have).
+        if (rec.frames.empty() && open->tb.chain.size() == 1 && runsAtExit(frame)) open->tb.ignored = true;
         rec.frames.push_back(std::move(frame));
         open->tb.lastLine = line.lineNo;
         return;

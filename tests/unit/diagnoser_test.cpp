@@ -80,6 +80,32 @@ TEST_F(DiagnoserTest, ATracebackALibraryLogsUnderItsNoticeIsNoFailure) {
   EXPECT_EQ(d.findings[0].exceptionType, "KeyError");
 }
 
+// What an exit handler raised once the program had finished (a TemporaryDirectory's clean-up
+// through weakref.finalize, an atexit callback) is reported by Python and changes nothing: no
+// failure. An exception raised by the program before it still is one.
+TEST_F(DiagnoserTest, ATracebackRaisedAtExitIsNoFailure) {
+  const std::string atExit =
+      "[INFO:swift] End time of running main: 2025-03-23 09:29:36.599759\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/local/lib/python3.10/weakref.py\", line 667, in _exitfunc\n"
+      "    f()\n"
+      "  File \"/usr/local/lib/python3.10/tempfile.py\", line 868, in _cleanup\n"
+      "    cls._rmtree(name, ignore_errors=ignore_errors)\n"
+      "OSError: [Errno 39] Directory not empty: '/tmp/hf_datasets-7bhpwpa5'\n";
+  EXPECT_TRUE(run(atExit).findings.empty());
+  const std::string callback =
+      "Error in atexit._run_exitfuncs:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/home/user/proj/logger.py\", line 40, in close\n"
+      "    self.sock.close()\n"
+      "BrokenPipeError: [Errno 32] Broken pipe\n";
+  EXPECT_TRUE(run(callback).findings.empty());
+  Diagnosis d = run("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                    "KeyError: 'labels'\n" + atExit);
+  ASSERT_EQ(ids(d), std::vector<std::string>{"unrecognized-exception"});
+  EXPECT_EQ(d.findings[0].exceptionType, "KeyError");
+}
+
 TEST_F(DiagnoserTest, SymptomsComeAfterTheirRootCause) {
   auto d = run(std::string(kFp16Header) + "step 1 | loss 0.68 | grad_norm 1.98\nstep 2 | loss nan | grad_norm nan\n");
   ASSERT_EQ(d.findings.size(), 2u);
