@@ -473,5 +473,68 @@ def join_features_of_two_lengths():
 CASES["cat-shape-mismatch"] = join_features_of_two_lengths
 
 
+class _LeNetFor32px(nn.Module):
+    # LeNet-5 as written for 32 x 32 images: the flattened size 16 * 5 * 5 is that input's.
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = x.view(-1, 16 * 5 * 5)
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+def lenet_for_32px_given_28px_images():
+    # MNIST's 28 x 28 images through the 32 x 32 LeNet: 16 * 4 * 4 values a sample, not 400.
+    model = _LeNetFor32px()
+    images, labels = torch.randn(8, 1, 28, 28), torch.randint(0, 10, (8,))
+    print("batch of 8 MNIST images", tuple(images.shape), flush=True)
+    loss = F.cross_entropy(model(images), labels)
+    loss.backward()
+
+
+CASES["reshape-size-mismatch"] = lenet_for_32px_given_28px_images
+
+
+def accuracy_after_squeeze_on_a_batch_of_one():
+    # Evaluation over 9 samples in batches of 4: the last batch holds one sample, and squeeze()
+    # removes its batch dimension.
+    model = nn.Linear(6, 3)
+    data = torch.utils.data.TensorDataset(torch.randn(9, 6), torch.randint(0, 3, (9,)))
+    correct = 0
+    with torch.no_grad():
+        for x, y in torch.utils.data.DataLoader(data, batch_size=4):
+            outputs = model(x).unsqueeze(-1)
+            preds = outputs.squeeze().argmax(dim=1)
+            correct += (preds == y).sum().item()
+            print(f"evaluated {len(y)} samples", flush=True)
+    print(f"accuracy {correct / len(data):.2f}", flush=True)
+
+
+CASES["dimension-out-of-range"] = accuracy_after_squeeze_on_a_batch_of_one
+
+
+def cifar_images_in_a_network_for_imagenet():
+    # Five stride-2 stages were designed for 224 x 224 inputs; CIFAR's 32 x 32 images reach the
+    # last one at 1 x 1.
+    stages = []
+    channels = 3
+    for width in (16, 32, 64, 128, 256):
+        stages += [nn.Conv2d(channels, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+        channels = width
+    model = nn.Sequential(*stages, nn.MaxPool2d(2), nn.Flatten(), nn.LazyLinear(10))
+    images = torch.randn(8, 3, 32, 32)
+    print("batch of 8 CIFAR images", tuple(images.shape), flush=True)
+    model(images)
+
+
+CASES["input-too-small-for-network"] = cifar_images_in_a_network_for_imagenet
+
+
 if __name__ == "__main__":
     main()

@@ -93,6 +93,12 @@ CASES = {
                         "RuntimeError: Can't call numpy() on Tensor that requires grad."),
     "cat-shape-mismatch": ("join-features-of-two-lengths",
                            "RuntimeError: Sizes of tensors must match except in dimension 2."),
+    "reshape-size-mismatch": ("lenet-for-32px-given-28px-images",
+                              "RuntimeError: shape '[-1, 400]' is invalid for input of size 2048"),
+    "dimension-out-of-range": ("accuracy-after-squeeze-on-a-batch-of-one",
+                               "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    "input-too-small-for-network": ("cifar-images-in-a-network-for-imagenet",
+                                    "Output size is too small"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
