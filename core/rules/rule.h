@@ -135,8 +135,9 @@ struct Rule {
   std::vector<int> evidence;  // signals whose lines are shown as evidence, in order
   bool fallback = false;      // the rule for exceptions no other rule explains
   // The rule names an exception that only wraps another one (torch.compile's
-  // BackendCompilerFailed): its finding is dropped when a finding of another rule explains the
-  // same exception, which says what the wrapped one was.
+  // BackendCompilerFailed), or is a general rule for it (a framework rejecting its config): its
+  // finding is dropped when a finding of another rule explains the same exception, which says
+  // what the wrapped one was, or what the general one meant.
   bool wraps = false;
   // A user rule that replaces a shipped one names it here; without it a user rule may not take
   // a shipped rule's id.
