@@ -31,9 +31,13 @@ const walk = (dir) => {
 };
 for (const dir of ['examples', 'tests/corpus', 'tests/distributed', 'tests/rules']) walk(join(root, dir));
 
+// DENPEX_SWEEP_STRIDE=N reads every Nth log only (the sanitizer pass: the plain pass reads all).
+const stride = Math.max(1, Number.parseInt(process.env.DENPEX_SWEEP_STRIDE ?? '1', 10) || 1);
+const sample = logs.sort().filter((_, i) => i % stride === 0);
+
 let failed = 0;
 let findings = 0;
-for (const log of logs.sort()) {
+for (const log of sample) {
   const name = relative(root, log);
   let out;
   let status = 0;
@@ -73,7 +77,8 @@ for (const log of logs.sort()) {
     console.log(`FAIL ${name}\n  ${problems.join('\n  ')}`);
   }
 }
-console.log(`sarif: ${logs.length - failed} of ${logs.length} logs valid against the SARIF 2.1.0 schema (${findings} results)`);
+console.log(`sarif: ${sample.length - failed} of ${sample.length} logs valid against the SARIF 2.1.0 schema (${findings} results)` +
+  (stride > 1 ? `; every ${stride}th of ${logs.length} (DENPEX_SWEEP_STRIDE)` : ''));
 if (logs.length < 100) {
   console.log('sarif: fewer logs than expected: is the tree complete?');
   process.exit(1);
