@@ -536,5 +536,59 @@ def cifar_images_in_a_network_for_imagenet():
 CASES["input-too-small-for-network"] = cifar_images_in_a_network_for_imagenet
 
 
+def contrastive_loss_gathering_with_grad_without_the_import():
+    # CLIP-style training gathers every rank's features with the autograd-aware all_gather of
+    # torch.distributed.nn; the script imports torch.distributed only, which does not import
+    # its nn submodule. A process group of one (gloo, this host) stands for the ranks.
+    import socket
+    import torch.distributed as dist
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    image_features = torch.randn(4, 16, requires_grad=True)
+    print("rank", dist.get_rank(), "of", dist.get_world_size(), "features", tuple(image_features.shape), flush=True)
+    gathered = torch.cat(dist.nn.functional.all_gather(image_features))
+    print(gathered.shape)
+
+
+CASES["torch-submodule-not-imported"] = contrastive_loss_gathering_with_grad_without_the_import
+
+
+def residual_add_in_a_statically_quantized_block():
+    # Eager-mode static quantization of a block whose skip connection is written `out += x`:
+    # after convert(), both sides are quantized tensors, and the float add has no kernel for
+    # them (torchvision's quantizable ResNet uses FloatFunctional for this add).
+    engine = "fbgemm" if "fbgemm" in torch.backends.quantized.supported_engines else "qnnpack"
+    torch.backends.quantized.engine = engine
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = torch.ao.quantization.QuantStub()
+            self.conv = nn.Conv2d(8, 8, 3, padding=1)
+            self.relu = nn.ReLU()
+            self.dequant = torch.ao.quantization.DeQuantStub()
+
+        def forward(self, x):
+            x = self.quant(x)
+            out = self.relu(self.conv(x))
+            out += x
+            return self.dequant(out)
+
+    model = Block().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig(engine)
+    torch.ao.quantization.prepare(model, inplace=True)
+    for _ in range(4):
+        model(torch.randn(4, 8, 16, 16))
+    print("calibrated; converting with", engine, flush=True)
+    torch.ao.quantization.convert(model, inplace=True)
+    model(torch.randn(4, 8, 16, 16))
+
+
+CASES["quantized-tensor-float-op"] = residual_add_in_a_statically_quantized_block
+
+
 if __name__ == "__main__":
     main()

@@ -99,6 +99,10 @@ CASES = {
                                "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
     "input-too-small-for-network": ("cifar-images-in-a-network-for-imagenet",
                                     "Output size is too small"),
+    "torch-submodule-not-imported": ("contrastive-loss-gathering-with-grad-without-the-import",
+                                     "AttributeError: module 'torch.distributed' has no attribute 'nn'"),
+    "quantized-tensor-float-op": ("residual-add-in-a-statically-quantized-block",
+                                  "Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
