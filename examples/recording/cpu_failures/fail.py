@@ -590,5 +590,26 @@ def residual_add_in_a_statically_quantized_block():
 CASES["quantized-tensor-float-op"] = residual_add_in_a_statically_quantized_block
 
 
+def physics_loss_through_a_numpy_solution():
+    # A physics-informed loss needs dy/dt. The reference solution comes from a NumPy integrator
+    # (explicit Euler here, scipy's odeint in the wild) and is wrapped in a fresh tensor: no graph
+    # leads from t to y, so autograd.grad finds t unused.
+    import numpy as np
+
+    t = torch.linspace(0.0, 1.0, 50, requires_grad=True)
+    grid = t.detach().numpy()
+    y_np = np.empty_like(grid)
+    y_np[0] = 1.0
+    for i in range(1, len(grid)):
+        y_np[i] = y_np[i - 1] - 0.5 * y_np[i - 1] * (grid[i] - grid[i - 1])
+    y = torch.tensor(y_np, requires_grad=True)
+    print("solution", tuple(y.shape), "on", tuple(t.shape), "time points", flush=True)
+    dy_dt = torch.autograd.grad(y, t, grad_outputs=torch.ones_like(y), create_graph=True)[0]
+    print(dy_dt[:3])
+
+
+CASES["grad-input-not-in-graph"] = physics_loss_through_a_numpy_solution
+
+
 if __name__ == "__main__":
     main()
