@@ -807,6 +807,18 @@ bool processAlive(const std::string& marker) {
   return bp::system(bp::search_path("pgrep"), "-f", marker, bp::std_out > bp::null) == 0;
 }
 
+// Waits until a process whose command line holds `marker` is running (`alive`) or gone, for at
+// most `limit`: the test signals only once the command is really there, whatever the machine's
+// load (a fixed sleep raced the shell's `trap` on a busy machine).
+bool waitForProcess(const std::string& marker, bool alive, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (processAlive(marker) != alive) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 }  // namespace
 
 TEST_F(ScratchProject, RunPassesSignalsToTheWholeGroupAndKillsAfterTheGrace) {
@@ -814,21 +826,21 @@ TEST_F(ScratchProject, RunPassesSignalsToTheWholeGroupAndKillsAfterTheGrace) {
   // shell script, which ignores SIGINT by POSIX's rule).
   writeAll(dir_ / "workers.sh", "sleep 41.5 &\nwait\n");
   Background terminated({"run", "--", "sh", "workers.sh"}, dir_);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(waitForProcess("sleep 41.5", true));
   ::kill(terminated.child->id(), SIGTERM);
   EXPECT_EQ(terminated.finish(), 143);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_FALSE(processAlive("sleep 41.5")) << "the worker got the signal too";
+  EXPECT_TRUE(waitForProcess("sleep 41.5", false, std::chrono::seconds(5))) << "the worker got the signal too";
   // SIGINT sent to denpex's own pid (no terminal here) interrupts the command.
   Background interrupted({"run", "--", "python3", "-c", "import time; time.sleep(41.25)"}, dir_);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(waitForProcess("^[^ ]*python[0-9.]* -c .*41\\.25", true));  // the interpreter (its argv[0]), not denpex
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past the interpreter's start-up
   ::kill(interrupted.child->id(), SIGINT);
   EXPECT_EQ(interrupted.finish(), 130);
   EXPECT_TRUE(contains(interrupted.err.get(), "the command was interrupted"));
   // A command that ignores SIGTERM is killed once the grace is over.
   writeAll(dir_ / "stubborn.sh", "trap '' TERM\necho started\nsleep 42.5\n");
   Background stubborn({"run", "--grace", "0.5", "--", "sh", "stubborn.sh"}, dir_);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(waitForProcess("sleep 42.5", true));  // started after the trap is set
   auto sent = std::chrono::steady_clock::now();
   ::kill(stubborn.child->id(), SIGTERM);
   EXPECT_EQ(stubborn.finish(), 137);
