@@ -94,16 +94,20 @@ void ExceptionGroups::explain(std::vector<Finding>& findings, const RuleSet& rul
   // even when the finding's evidence is another line: the same failure worded another way, or
   // on another rank of an unprefixed log ("Connection reset by peer" on one rank, "Connection
   // closed by peer" on the next). Only signals that count for a rule (outside any `not`) do.
+  // Only the rules that have a finding can claim one: their patterns alone are tried (compiling
+  // the set of every pattern for a few messages cost most of a small log's diagnosis).
+  std::vector<size_t> found;
+  for (size_t r = 0; r < rules.rules().size(); ++r)
+    if (std::any_of(findings.begin(), findings.end(), [&](const Finding& x) { return x.rule == rules.rules()[r]; }))
+      found.push_back(r);
   std::vector<Matcher::Hit> hits;
-  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+  for (size_t gi = 0; gi < groups_.size() && !found.empty(); ++gi) {
     if (claimed[gi]) continue;
     const ExceptionRecord& fin = groups_[gi].first.final();
     hits.clear();
-    matcher.match(fin.type + (fin.message.empty() ? "" : ": " + fin.message), hits);
+    matcher.matchRules(fin.type + (fin.message.empty() ? "" : ": " + fin.message), found, hits);
     for (const auto& hit : hits) {
-      const auto& rule = rules.rules()[hit.rule];
-      if (!rule->positiveSignals[static_cast<size_t>(hit.signal)]) continue;
-      if (std::none_of(findings.begin(), findings.end(), [&](const Finding& x) { return x.rule == rule; })) continue;
+      if (!rules.rules()[hit.rule]->positiveSignals[static_cast<size_t>(hit.signal)]) continue;
       claimed[gi] = true;
       break;
     }

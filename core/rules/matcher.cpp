@@ -106,4 +106,17 @@ void Matcher::matchCandidates(std::string_view message, const std::vector<int>& 
   for (int index : candidates) addHit(static_cast<size_t>(index), message, out);
 }
 
+void Matcher::matchRules(std::string_view message, const std::vector<size_t>& rules, std::vector<Hit>& out) const {
+  std::vector<size_t> wanted(rules);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  // owners_ is ordered by rule (the constructor walks the rules in order): each rule's patterns
+  // are one run of it.
+  for (size_t rule : wanted) {
+    auto first = std::lower_bound(owners_.begin(), owners_.end(), std::make_pair(rule, 0));
+    for (auto it = first; it != owners_.end() && it->first == rule; ++it)
+      addHit(static_cast<size_t>(it - owners_.begin()), message, out);
+  }
+}
+
 }  // namespace denpex::core

@@ -45,6 +45,10 @@ class Matcher {
   // patternCount()): the same hits when they include every pattern that matches.
   void matchCandidates(std::string_view message, const std::vector<int>& candidates, std::vector<Hit>& out) const;
 
+  // Like match(), trying only the patterns of the rules in `rules` (indices into RuleSet::rules(),
+  // any order): for a caller that asks about a few rules, without compiling the set.
+  void matchRules(std::string_view message, const std::vector<size_t>& rules, std::vector<Hit>& out) const;
+
   size_t patternCount() const { return owners_.size(); }
   const std::string& patternText(size_t index) const { return patterns_[index]->text; }
   ~Matcher();
