@@ -94,6 +94,41 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
     ids.erase(ids.begin() + bad);
   }
   std::sort(residual_.begin(), residual_.end());
+  findWide(matcher, literals);
+}
+
+namespace {
+
+// Whether a pattern may name a character outside ASCII: a byte of one, or an escape that can
+// stand for one (\x{...}, \x80 to \xff, octal, Unicode classes, any byte). Conservative: a
+// pattern listed here is only tried on more texts.
+bool namesWideCharacters(std::string_view pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(pattern[i]);
+    if (c >= 0x80) return true;
+    if (c != '\\' || i + 1 >= pattern.size()) continue;
+    char e = pattern[i + 1];
+    if (e == 'p' || e == 'P' || e == 'C' || (e >= '0' && e <= '7')) return true;
+    if (e == 'x' && i + 2 < pattern.size()) {
+      char h = pattern[i + 2];
+      if (h == '{' || (h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) return true;
+    }
+    ++i;  // the escaped character is not an escape itself
+  }
+  return false;
+}
+
+}  // namespace
+
+void Prefilter::findWide(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals) {
+  wide_.clear();
+  for (size_t i = 0; i < matcher.patternCount(); ++i)
+    if (namesWideCharacters(matcher.patternText(i))) wide_.push_back(static_cast<int>(i));
+  for (size_t k = 0; k < literals_; ++k) {
+    std::string_view t = literals[k].text;
+    if (std::any_of(t.begin(), t.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+      wide_.push_back(static_cast<int>(matcher.patternCount() + k));
+  }
 }
 
 namespace {
@@ -161,6 +196,7 @@ std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::ve
   p->fingerprint_ = fp;
   p->literals_ = static_cast<size_t>(lits);
   p->residualLiterals_ = residualLits;
+  p->findWide(matcher, literals);
   return p;
 }
 
@@ -215,6 +251,38 @@ bool ascii(std::string_view s) {
   return (any & 0x8080808080808080ull) == 0;
 }
 
+// Appends `text`'s ASCII image to `out`: ASCII bytes as they are, each other UTF-8 character
+// (or invalid byte) as the one byte 0x80, which in Vectorscan's byte mode matches `.`, negated
+// classes, \W, \S and \D as the character does in RE2, and no ASCII literal or class. False
+// (and nothing appended) for a text holding KELVIN SIGN or LONG S, which RE2's case folding
+// matches with (?i)k and (?i)s.
+bool asciiImage(std::string_view text, std::string& out) {
+  const size_t start = out.size();
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    // One character per lead byte and its continuation bytes, read more loosely than RE2 does:
+    // what RE2 counts as one character is one here, and what it counts as invalid matches
+    // nothing in RE2 at all, so the image may only match more.
+    size_t n = c >= 0xF0 && c <= 0xF7 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC0 && c <= 0xDF ? 2 : 1;
+    if (i + n > text.size()) n = 1;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) n = 1;
+    std::string_view ch = text.substr(i, n);
+    if (ch == "\xE2\x84\xAA" || ch == "\xC5\xBF") {
+      out.resize(start);
+      return false;
+    }
+    out.push_back('\x80');
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace
 
 void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& scratch, Candidates& out) const {
@@ -233,13 +301,20 @@ void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& 
     ends.push_back(joined.size());
     joined.push_back('\n');
   }
+  bool anyWide = false;
   if (!ascii(joined)) {
-    // Scan the ASCII texts only: the others become empty here and are tried with every pattern.
+    // A text with other bytes is scanned as its ASCII image (see the header).
     joined.clear();
     ends.clear();
     for (size_t i = 0; i < texts.size(); ++i) {
-      if (ascii(texts[i])) joined.append(texts[i]);
-      else out.all[i] = 1;
+      if (ascii(texts[i])) {
+        joined.append(texts[i]);
+      } else if (!asciiImage(texts[i], joined)) {
+        out.all[i] = 1;
+      } else {
+        out.all[i] = 2;  // scanned as an image; marked back to 0 below
+        anyWide = true;
+      }
       ends.push_back(joined.size());
       joined.push_back('\n');
     }
@@ -252,6 +327,13 @@ void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& 
     out.hits.clear();
     out.all.assign(texts.size(), 1);
     return;
+  }
+  if (anyWide) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      if (out.all[i] != 2) continue;
+      out.all[i] = 0;
+      for (int id : wide_) out.hits.emplace_back(static_cast<uint32_t>(i), id);
+    }
   }
   std::sort(out.hits.begin(), out.hits.end());
   out.hits.erase(std::unique(out.hits.begin(), out.hits.end()), out.hits.end());

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -183,6 +184,99 @@ TEST_F(ParallelFeedTest, ShortenedPatternsMatchWhereverThePatternsDo) {
   EXPECT_GT(checked, 1000u);
 }
 
+// Texts outside ASCII are scanned as their ASCII image: on every such line of every committed
+// log, and on made-up ones (curly quotes a pattern names, emoji, box drawing, invalid bytes, the
+// characters RE2's case folding joins to ASCII), each pattern RE2 matches is a candidate.
+TEST_F(ParallelFeedTest, CandidatesOfTextsOutsideAsciiIncludeEveryPatternThatMatches) {
+  const core::Matcher& m = *rules_->matcher;
+  RE2::Set all(core::Matcher::patternOptions(), RE2::UNANCHORED);
+  for (size_t i = 0; i < m.patternCount(); ++i) ASSERT_EQ(all.Add(m.patternText(i), nullptr), static_cast<int>(i));
+  ASSERT_TRUE(all.Compile());
+  std::vector<std::string> lines = {
+      "OSError: Can't load tokenizer for \xe2\x80\x98" "bert-base-uncased\xe2\x80\x99. If you were trying to load it",
+      "[rank: 1] Child process with PID 192280 terminated with code -9. Forcefully terminating all other processes \xf0\x9f\xa7\x9f",
+      "\xe2\x94\x82 RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB \xe2\x94\x82",
+      "\xff\xfe RuntimeError: CUDA error: an illegal memory access was encountered \xc3",
+      "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! \xe2\x80\xa6",
+      "\xe2\x84\xaa RuntimeError: CUDA out of memory \xc5\xbf",
+      "ValueError: Invalid rank 3, rank should be in the interval [0, 1] \xe2\x9c\x93",
+  };
+  for (const auto& path : sweepLogs()) {
+    std::istringstream in(readFile(path));
+    for (std::string line; std::getline(in, line);)
+      if (std::any_of(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        lines.push_back(line);
+  }
+  auto scratch = prefilter_->newScratch();
+  core::Prefilter::Candidates found;
+  size_t checked = 0;
+  std::vector<int> hits;
+  for (const auto& line : lines) {
+    hits.clear();
+    if (!all.Match(line, &hits)) continue;
+    prefilter_->candidates({line}, scratch, found);
+    for (int i : hits) {
+      ++checked;
+      bool listed = found.all[0] ||
+                    std::binary_search(found.hits.begin(), found.hits.end(), std::make_pair(uint32_t{0}, i)) ||
+                    std::binary_search(prefilter_->residual().begin(), prefilter_->residual().end(), i);
+      EXPECT_TRUE(listed) << m.patternText(static_cast<size_t>(i)) << " on " << line;
+    }
+  }
+  EXPECT_GT(checked, 20u);
+  // Only the two folding characters send a text to every pattern.
+  prefilter_->candidates({lines[2], lines[5]}, scratch, found);
+  EXPECT_EQ(found.all, (std::vector<uint8_t>{0, 1}));
+}
+
+// Patterns that need the characters themselves: a pattern naming only characters outside ASCII,
+// counted characters, negated classes and \\W, and (?i) letters whose case folding takes in
+// KELVIN SIGN and LONG S. Each must stay a candidate on the texts RE2 matches it in.
+TEST(Prefilter, TextsOutsideAsciiKeepEveryPatternThatMatchesAsCandidate) {
+  core::RuleSet set;
+  // The curly quotes as UTF-8 bytes in the pattern, as a rule file holds them.
+  auto errors = set.add({{"w.yaml", R"(id: w
+title: W
+category: t
+summary: s
+signals:
+  quoted: ')" "\xe2\x80\x9c" R"((?P<name>\w+))" "\xe2\x80\x9d" R"('
+  counted: 'Error: .{3} at'
+  negated: 'x[^a-z]y'
+  nonword: '\Wdone'
+  folded: '(?i)kill'
+  folded_s: '(?i)loss'
+condition: quoted or counted or negated or nonword or folded or folded_s
+)"}});
+  ASSERT_TRUE(errors.empty());
+  core::Matcher m(set);
+  core::Prefilter p(m);
+  ASSERT_TRUE(p.ok());
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"name \xe2\x80\x9c" "foo\xe2\x80\x9d here", 0},
+      {"Error: \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 at line 3", 1},
+      {"x\xe2\x82\xacy", 2},
+      {"\xe2\x80\x94" "done", 3},
+      {"\xe2\x84\xaaill -9", 4},
+      {"lo\xc5\xbfs nan", 5},
+  };
+  auto scratch = p.newScratch();
+  core::Prefilter::Candidates found;
+  for (const auto& [text, pattern] : cases) {
+    ASSERT_TRUE(RE2::PartialMatch(text, RE2(m.patternText(static_cast<size_t>(pattern)), core::Matcher::patternOptions())))
+        << "RE2 itself: " << pattern;
+    p.candidates({text}, scratch, found);
+    bool listed = found.all[0] ||
+                  std::binary_search(found.hits.begin(), found.hits.end(), std::make_pair(uint32_t{0}, pattern)) ||
+                  std::binary_search(p.residual().begin(), p.residual().end(), pattern);
+    EXPECT_TRUE(listed) << "pattern " << pattern << " on " << text;
+  }
+  // A counted pattern is not a candidate where the characters are too few or too many.
+  p.candidates({"Error: \xc3\xa9\xe2\x82\xac at"}, scratch, found);
+  EXPECT_FALSE(std::binary_search(found.hits.begin(), found.hits.end(), std::make_pair(uint32_t{0}, 1)));
+  EXPECT_EQ(found.all[0], 0);
+}
+
 TEST_F(ParallelFeedTest, SameJsonAsTheSerialDiagnoserOnEveryCommittedLog) {
   ASSERT_GT(allLogs().size(), 400u);
   for (const auto& path : sweepLogs()) {
@@ -286,7 +380,7 @@ TEST_F(ParallelFeedTest, FoldersReadInParallelAnswerAsLineByLine) {
 }
 
 // Line ends and odd bytes: CRLF, no final newline, empty lines, a lone '\r', bytes outside
-// ASCII (which the prefilter leaves to RE2), a NUL.
+// ASCII (scanned as their ASCII image), a NUL.
 TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
   const std::string texts[] = {
       "",
@@ -295,6 +389,7 @@ TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
       "no newline at the end: torch.OutOfMemoryError: CUDA out of memory",
       "[rank0]:loss nan\n[rank1]:\xe2\x96\x88\xe2\x96\x88 RuntimeError: CUDA error: an illegal memory access was encountered\n",
       std::string("a\0b\nNCCL error: unhandled system error\n", 39),
+      "OSError: Can't load tokenizer for \xe2\x80\x98" "bert-base-uncased\xe2\x80\x99.\n\xff RuntimeError: CUDA out of memory \xe2\x84\xaa\n",
       "line one that is long enough to be wrapped by a terminal: RuntimeError: CUDA out of\nmemory. Tried to allocate 20.00 MiB\n",
   };
   for (const auto& text : texts) {
