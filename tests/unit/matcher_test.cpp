@@ -55,6 +55,30 @@ TEST(Matcher, NoHitsOnUnrelatedLines) {
   EXPECT_TRUE(hits.empty());
 }
 
+TEST(Matcher, MatchRulesTriesOnlyTheNamedRules) {
+  RuleSet set = twoRules();
+  Matcher m(set);
+  std::string msg = "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0)";
+  std::vector<Matcher::Hit> hits;
+  m.matchRules(msg, {1}, hits);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].rule, 1u);
+  hits.clear();
+  // Any order, repeats allowed: the hits come as match() gives them, by (rule, signal).
+  m.matchRules(msg, {1, 0, 1}, hits);
+  std::vector<Matcher::Hit> all;
+  m.match(msg, all);
+  ASSERT_EQ(hits.size(), all.size());
+  for (size_t i = 0; i < hits.size(); ++i) {
+    EXPECT_EQ(hits[i].rule, all[i].rule);
+    EXPECT_EQ(hits[i].signal, all[i].signal);
+    EXPECT_EQ(hits[i].begin, all[i].begin);
+  }
+  hits.clear();
+  m.matchRules(msg, {}, hits);
+  EXPECT_TRUE(hits.empty());
+}
+
 TEST(Matcher, EmptyRuleSet) {
   RuleSet set;
   Matcher m(set);

@@ -611,5 +611,22 @@ def physics_loss_through_a_numpy_solution():
 CASES["grad-input-not-in-graph"] = physics_loss_through_a_numpy_solution
 
 
+def sampler_told_one_nodes_world_with_a_global_rank():
+    # The second node's second process of a 2 x 2 job: its global rank is computed from the node
+    # rank, while num_replicas is left at the GPUs of one node. No process group is needed for the
+    # sampler to refuse it: both numbers are passed by hand.
+    from torch.utils.data import DistributedSampler, TensorDataset
+
+    node_rank, local_rank, gpus_per_node = 1, 1, 2
+    rank = node_rank * gpus_per_node + local_rank
+    data = TensorDataset(torch.randn(64, 4))
+    print(f"node {node_rank} local rank {local_rank} -> global rank {rank}", flush=True)
+    sampler = DistributedSampler(data, num_replicas=gpus_per_node, rank=rank, shuffle=True)
+    print(len(sampler))
+
+
+CASES["rank-exceeds-world-size"] = sampler_told_one_nodes_world_with_a_global_rank
+
+
 if __name__ == "__main__":
     main()

@@ -105,6 +105,8 @@ CASES = {
                                   "Could not run 'aten::add.out' with arguments from the 'QuantizedCPU' backend"),
     "grad-input-not-in-graph": ("physics-loss-through-a-numpy-solution",
                                 "One of the differentiated Tensors appears to not have been used in the graph"),
+    "rank-exceeds-world-size": ("sampler-told-one-nodes-world-with-a-global-rank",
+                                "Invalid rank 3, rank should be in the interval [0, 1]"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
