@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/base/text.h"
@@ -15,11 +16,28 @@ namespace denpex::core {
 
 namespace {
 
-// A literal as a pattern: every character outside [A-Za-z0-9 _] escaped.
+// The bytes of the UTF-8 character that starts at s[i] (read as loosely as asciiImage does).
+size_t charLength(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xF0 && c <= 0xF7 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC0 && c <= 0xDF ? 2 : 1;
+  if (i + n > s.size()) return 1;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+  return n;
+}
+
+// A literal as a pattern for the ASCII image (see asciiImage): every ASCII character outside
+// [A-Za-z0-9 _] escaped, each other character as the byte 0x80 that stands for it.
 std::string quote(std::string_view literal) {
   std::string out;
-  for (char c : literal) {
+  for (size_t i = 0; i < literal.size();) {
+    char c = literal[i];
     bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' || c == '_';
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      out += "\\x80";
+      i += charLength(literal, i);
+      continue;
+    }
     if (plain) {
       out.push_back(c);
     } else {
@@ -27,6 +45,85 @@ std::string quote(std::string_view literal) {
       std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
       out += hex;
     }
+    ++i;
+  }
+  return out;
+}
+
+// A pattern for the ASCII image: each character outside ASCII it names becomes the byte 0x80
+// that stands for it, in a positive class too; a negated class drops such members (so it only
+// matches more). Null where it names one in a way this does not rewrite (\x{...}, \x80 to
+// \xff, octal, Unicode classes, \C, a range with such an end): that pattern is then tried on
+// every text outside ASCII.
+std::optional<std::string> imageExpression(std::string_view p) {
+  auto wideEscape = [&](size_t i) {  // p[i] == '\\'
+    if (i + 1 >= p.size()) return false;
+    char e = p[i + 1];
+    if (e == 'p' || e == 'P' || e == 'C' || (e >= '0' && e <= '7')) return true;
+    if (e == 'x' && i + 2 < p.size()) {
+      char h = p[i + 2];
+      return h == '{' || (h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F');
+    }
+    return false;
+  };
+  std::string out;
+  for (size_t i = 0; i < p.size();) {
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c >= 0x80) {
+      out += "\\x80";
+      i += charLength(p, i);
+      continue;
+    }
+    if (c == '\\') {
+      if (wideEscape(i)) return std::nullopt;
+      out.append(p.substr(i, std::min<size_t>(2, p.size() - i)));
+      i += 2;
+      continue;
+    }
+    if (c != '[') {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    // A class: copied member by member up to its closing ']'.
+    size_t j = i + 1;
+    bool negated = j < p.size() && p[j] == '^';
+    if (negated) ++j;
+    std::string members;
+    bool wide = false, first = true, closed = false;
+    while (j < p.size()) {
+      unsigned char m = static_cast<unsigned char>(p[j]);
+      if (m == ']' && !first) {
+        closed = true;
+        break;
+      }
+      first = false;
+      if (m == '[' && j + 1 < p.size() && p[j + 1] == ':') {  // [:alpha:]
+        size_t end = p.find(":]", j + 2);
+        if (end == std::string_view::npos) return std::nullopt;
+        members.append(p.substr(j, end + 2 - j));
+        j = end + 2;
+        continue;
+      }
+      size_t len = m == '\\' ? 2 : m >= 0x80 ? charLength(p, j) : 1;
+      if (m == '\\' && wideEscape(j)) return std::nullopt;
+      if (j + len > p.size()) return std::nullopt;
+      bool rangeFollows = j + len + 1 < p.size() && p[j + len] == '-' && p[j + len + 1] != ']';
+      bool rangeEnds = !members.empty() && members.back() == '-' && members.size() >= 2;
+      if (m >= 0x80) {
+        if (rangeFollows || rangeEnds) return std::nullopt;
+        wide = true;  // dropped here, added back below for a positive class
+      } else {
+        if (rangeFollows && static_cast<unsigned char>(p[j + len + 1]) >= 0x80) return std::nullopt;
+        members.append(p.substr(j, len));
+      }
+      j += len;
+    }
+    if (!closed) return std::nullopt;
+    if (wide && !negated) members += "\\x80";
+    if (members.empty()) out += negated ? "[\\x00-\\xff]" : "[^\\x00-\\xff]";
+    else out += (negated ? "[^" : "[") + members + "]";
+    i = j + 1;
   }
   return out;
 }
@@ -42,8 +139,16 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
   std::vector<unsigned> ids;
   std::vector<bool> caseless;  // per literal
   const unsigned patterns = static_cast<unsigned>(matcher.patternCount());
+  // Each pattern is compiled in the form its ASCII image takes; one that has none stays as it is
+  // and is listed for every text outside ASCII.
+  std::vector<bool> wide(patterns, false);
+  auto scanForm = [&](unsigned id, std::string expression) {
+    if (auto image = imageExpression(expression)) return *image;
+    wide[id] = true;
+    return expression;
+  };
   for (unsigned i = 0; i < patterns; ++i) {
-    expressions.push_back(prefilterExpression(matcher.patternText(i)));
+    expressions.push_back(scanForm(i, prefilterExpression(matcher.patternText(i))));
     ids.push_back(i);
   }
   literals_ = std::min<size_t>(literals.size(), 64);
@@ -73,6 +178,9 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
                                      HS_MODE_BLOCK, portable ? &generic : nullptr, &db, &error);
     if (rc == HS_SUCCESS) {
       db_ = db;
+      for (size_t e = 0; e < expressions.size(); ++e)
+        if (ids[e] < patterns && wide[ids[e]]) wide_.push_back(static_cast<int>(ids[e]));
+      std::sort(wide_.begin(), wide_.end());
       break;
     }
     int bad = error ? error->expression : -1;
@@ -84,56 +192,26 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
       break;
     }
     const unsigned badId = ids[static_cast<size_t>(bad)];
-    if (badId < patterns && expressions[static_cast<size_t>(bad)] != matcher.patternText(badId)) {
+    if (badId < patterns) {
       // Its shortened form was refused: try the pattern whole before giving it up.
-      expressions[static_cast<size_t>(bad)] = matcher.patternText(badId);
-      continue;
+      wide[badId] = false;
+      std::string whole = scanForm(badId, matcher.patternText(badId));
+      if (expressions[static_cast<size_t>(bad)] != whole) {
+        expressions[static_cast<size_t>(bad)] = whole;
+        continue;
+      }
     }
     giveUp(badId);
     expressions.erase(expressions.begin() + bad);
     ids.erase(ids.begin() + bad);
   }
   std::sort(residual_.begin(), residual_.end());
-  findWide(matcher, literals);
 }
+
 
 namespace {
 
-// Whether a pattern may name a character outside ASCII: a byte of one, or an escape that can
-// stand for one (\x{...}, \x80 to \xff, octal, Unicode classes, any byte). Conservative: a
-// pattern listed here is only tried on more texts.
-bool namesWideCharacters(std::string_view pattern) {
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(pattern[i]);
-    if (c >= 0x80) return true;
-    if (c != '\\' || i + 1 >= pattern.size()) continue;
-    char e = pattern[i + 1];
-    if (e == 'p' || e == 'P' || e == 'C' || (e >= '0' && e <= '7')) return true;
-    if (e == 'x' && i + 2 < pattern.size()) {
-      char h = pattern[i + 2];
-      if (h == '{' || (h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) return true;
-    }
-    ++i;  // the escaped character is not an escape itself
-  }
-  return false;
-}
-
-}  // namespace
-
-void Prefilter::findWide(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals) {
-  wide_.clear();
-  for (size_t i = 0; i < matcher.patternCount(); ++i)
-    if (namesWideCharacters(matcher.patternText(i))) wide_.push_back(static_cast<int>(i));
-  for (size_t k = 0; k < literals_; ++k) {
-    std::string_view t = literals[k].text;
-    if (std::any_of(t.begin(), t.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
-      wide_.push_back(static_cast<int>(matcher.patternCount() + k));
-  }
-}
-
-namespace {
-
-constexpr std::string_view kSavedMagic = "denpex-prefilter-3\n";
+constexpr std::string_view kSavedMagic = "denpex-prefilter-4\n";
 
 void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
@@ -170,6 +248,8 @@ std::string Prefilter::save() const {
   put(out, residualLiterals_);
   put(out, residual_.size());
   for (int r : residual_) put(out, static_cast<uint64_t>(r));
+  put(out, wide_.size());
+  for (int w : wide_) put(out, static_cast<uint64_t>(w));
   out.append(bytes, length);
   std::free(bytes);
   return out;
@@ -189,6 +269,13 @@ std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::ve
     if (!get(saved, r) || r >= matcher.patternCount()) return nullptr;
     p->residual_.push_back(static_cast<int>(r));
   }
+  uint64_t wides = 0;
+  if (!get(saved, wides) || wides > matcher.patternCount() + literals.size()) return nullptr;
+  for (uint64_t i = 0; i < wides; ++i) {
+    uint64_t w = 0;
+    if (!get(saved, w) || w >= matcher.patternCount() + literals.size()) return nullptr;
+    p->wide_.push_back(static_cast<int>(w));
+  }
   hs_database_t* db = nullptr;
   // Fails for a database compiled for a CPU feature this machine lacks, among others.
   if (hs_deserialize_database(saved.data(), saved.size(), &db) != HS_SUCCESS) return nullptr;
@@ -196,7 +283,6 @@ std::unique_ptr<Prefilter> Prefilter::load(const Matcher& matcher, const std::ve
   p->fingerprint_ = fp;
   p->literals_ = static_cast<size_t>(lits);
   p->residualLiterals_ = residualLits;
-  p->findWide(matcher, literals);
   return p;
 }
 
@@ -296,28 +382,19 @@ void Prefilter::candidates(const std::vector<std::string_view>& texts, Scratch& 
   thread_local std::vector<size_t> ends;
   joined.clear();
   ends.clear();
-  for (const auto& t : texts) {
-    joined.append(t);
+  // A text with bytes outside ASCII is scanned as its ASCII image (see the header).
+  bool anyWide = false;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (ascii(texts[i])) {
+      joined.append(texts[i]);
+    } else if (!asciiImage(texts[i], joined)) {
+      out.all[i] = 1;
+    } else {
+      out.all[i] = 2;  // scanned as an image; marked back to 0 below
+      anyWide = true;
+    }
     ends.push_back(joined.size());
     joined.push_back('\n');
-  }
-  bool anyWide = false;
-  if (!ascii(joined)) {
-    // A text with other bytes is scanned as its ASCII image (see the header).
-    joined.clear();
-    ends.clear();
-    for (size_t i = 0; i < texts.size(); ++i) {
-      if (ascii(texts[i])) {
-        joined.append(texts[i]);
-      } else if (!asciiImage(texts[i], joined)) {
-        out.all[i] = 1;
-      } else {
-        out.all[i] = 2;  // scanned as an image; marked back to 0 below
-        anyWide = true;
-      }
-      ends.push_back(joined.size());
-      joined.push_back('\n');
-    }
   }
   ScanState st{&ends, &out.hits};
   // Vectorscan takes at most 4 GiB per call; callers pass blocks far smaller.

@@ -85,9 +85,11 @@ class Prefilter {
   // Which patterns may match each text. The residual patterns are not listed: they may match
   // any text. A text with bytes outside ASCII is scanned with each character (each invalid byte)
   // in place of one byte that only what RE2 lets match any non-ASCII character matches (`.`, a
-  // negated class, \W, \S, \D); the patterns and literals that name such characters themselves
-  // are listed for it without a scan. Only a text holding the two characters that RE2's case
-  // folding joins to ASCII letters (KELVIN SIGN, LONG S) is marked `all`.
+  // negated class, \W, \S, \D). Patterns and literals are compiled for that image: a character
+  // outside ASCII they name is the same byte (dropped from a negated class); the few a pattern
+  // names in a way that is not rewritten (\x{...}, Unicode classes) are listed for every such
+  // text without a scan. Only a text holding the two characters that RE2's case folding joins to
+  // ASCII letters (KELVIN SIGN, LONG S) is marked `all`.
   void candidates(const std::vector<std::string_view>& texts, Scratch& scratch, Candidates& out) const;
   const std::vector<int>& residual() const { return residual_; }
   // Literals it could not compile, as bits (bit k: literal k): reported for no text, so a caller
@@ -104,8 +106,7 @@ class Prefilter {
   hs_database* db_ = nullptr;
   uint64_t fingerprint_ = 0;
   std::vector<int> residual_;  // patterns Vectorscan could not compile
-  std::vector<int> wide_;      // patterns and literals that name characters outside ASCII
-  void findWide(const Matcher& matcher, const std::vector<PrefilterLiteral>& literals);
+  std::vector<int> wide_;      // patterns with no ASCII-image form, compiled as they are
   uint64_t residualLiterals_ = 0;
   size_t literals_ = 0;
 };

@@ -230,8 +230,9 @@ TEST_F(ParallelFeedTest, CandidatesOfTextsOutsideAsciiIncludeEveryPatternThatMat
 }
 
 // Patterns that need the characters themselves: a pattern naming only characters outside ASCII,
-// counted characters, negated classes and \\W, and (?i) letters whose case folding takes in
-// KELVIN SIGN and LONG S. Each must stay a candidate on the texts RE2 matches it in.
+// counted characters, negated classes and \W, (?i) letters whose case folding takes in KELVIN
+// SIGN and LONG S, classes with such members (positive and negated), and an escape naming one.
+// Each must stay a candidate on the texts RE2 matches it in.
 TEST(Prefilter, TextsOutsideAsciiKeepEveryPatternThatMatchesAsCandidate) {
   core::RuleSet set;
   // The curly quotes as UTF-8 bytes in the pattern, as a rule file holds them.
@@ -246,7 +247,10 @@ signals:
   nonword: '\Wdone'
   folded: '(?i)kill'
   folded_s: '(?i)loss'
-condition: quoted or counted or negated or nonword or folded or folded_s
+  wide_negated: 'quote [^)" "\xe2\x80\x98\xe2\x80\x99" R"("]+ end'
+  wide_class: 'said [)" "\xe2\x80\x98\xe2\x80\x99" R"("]hi'
+  escaped: '\x{2192} next'
+condition: quoted or counted or negated or nonword or folded or folded_s or wide_negated or wide_class or escaped
 )"}});
   ASSERT_TRUE(errors.empty());
   core::Matcher m(set);
@@ -259,6 +263,9 @@ condition: quoted or counted or negated or nonword or folded or folded_s
       {"\xe2\x80\x94" "done", 3},
       {"\xe2\x84\xaaill -9", 4},
       {"lo\xc5\xbfs nan", 5},
+      {"quote \xc3\xa9 end", 6},
+      {"said \xe2\x80\x98" "hi", 7},
+      {"a \xe2\x86\x92 next", 8},
   };
   auto scratch = p.newScratch();
   core::Prefilter::Candidates found;
