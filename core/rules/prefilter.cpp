@@ -16,7 +16,9 @@ namespace denpex::core {
 
 namespace {
 
-// The bytes of the UTF-8 character that starts at s[i] (read as loosely as asciiImage does).
+// The bytes of the UTF-8 character that starts at s[i]: a lead byte and its continuation bytes,
+// read more loosely than RE2 does. What RE2 counts as one character is one here, and what it
+// counts as invalid matches nothing in RE2 at all, so an image built from it may only match more.
 size_t charLength(std::string_view s, size_t i) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   size_t n = c >= 0xF0 && c <= 0xF7 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC0 && c <= 0xDF ? 2 : 1;
@@ -208,7 +210,6 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
   std::sort(residual_.begin(), residual_.end());
 }
 
-
 namespace {
 
 constexpr std::string_view kSavedMagic = "denpex-prefilter-4\n";
@@ -351,13 +352,7 @@ bool asciiImage(std::string_view text, std::string& out) {
       ++i;
       continue;
     }
-    // One character per lead byte and its continuation bytes, read more loosely than RE2 does:
-    // what RE2 counts as one character is one here, and what it counts as invalid matches
-    // nothing in RE2 at all, so the image may only match more.
-    size_t n = c >= 0xF0 && c <= 0xF7 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC0 && c <= 0xDF ? 2 : 1;
-    if (i + n > text.size()) n = 1;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) n = 1;
+    const size_t n = charLength(text, i);
     std::string_view ch = text.substr(i, n);
     if (ch == "\xE2\x84\xAA" || ch == "\xC5\xBF") {
       out.resize(start);
