@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,10 @@ Server& server() {
   // A fresh server now and then, so that documents the inputs opened do not pile up.
   if (!gServer || ++gUses > 500) {
     spdlog::set_level(spdlog::level::off);
+    // libFuzzer ends the run with exit(): the server's threads are stopped first, before the
+    // statics they may be reading are destroyed.
+    static const bool kStopsAtExit = std::atexit([] { gServer.reset(); }) == 0;
+    (void)kStopsAtExit;
     gServer = std::make_unique<Server>(gOut);
     gUses = 0;
     std::string init = R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{},"rootUri":null}})";

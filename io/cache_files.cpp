@@ -128,7 +128,7 @@ void keepNewestCacheFiles(std::string_view prefix, size_t keep) {
 }
 
 std::string_view thisBuild() {
-  static const std::string id = [] {
+  static const std::string& id = *new std::string([] {
     std::string out;
     // The first object dl_iterate_phdr names is the executable itself (a static one too).
     dl_iterate_phdr(
@@ -157,7 +157,7 @@ std::string_view thisBuild() {
         },
         &out);
     return out;
-  }();
+  }());
   return id;
 }
 

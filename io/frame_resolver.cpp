@@ -17,9 +17,10 @@ fs::path normal(const fs::path& p) {
 }
 
 bool skipDir(const fs::path& p) {
-  static const std::set<std::string> kSkip{".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv",
-                                           "venv", "env", ".tox", "site-packages", "dist-packages", "build",
-                                           "dist", ".mypy_cache", ".pytest_cache", "wandb", "outputs"};
+  static const std::set<std::string>& kSkip = *new std::set<std::string>{
+      ".git", ".hg",         ".svn",          "node_modules",  "__pycache__",   ".venv",
+      "venv", "env",         ".tox",          "site-packages", "dist-packages", "build",
+      "dist", ".mypy_cache", ".pytest_cache", "wandb",         "outputs"};
   std::string name = p.filename().string();
   return kSkip.count(name) > 0 || (name.size() > 1 && name[0] == '.' && name != ".denpex");
 }

@@ -13,13 +13,15 @@
 namespace denpex::core {
 
 const std::vector<PrefilterLiteral>& lineLiterals() {
-  static const std::vector<PrefilterLiteral> kLiterals = [] {
+  // Never destroyed, like every function-local static in the project: a diagnosis thread may
+  // still read it while exit() runs the destructors of statics.
+  static const std::vector<PrefilterLiteral>& kLiterals = *new std::vector<PrefilterLiteral>([] {
     std::vector<PrefilterLiteral> out;
     for (auto p : LauncherTracker::phrases()) out.push_back({p, false});
     for (auto t : secretTriggers()) out.push_back({t, true});
     for (auto n : TracebackTracker::loggedExceptionNotices()) out.push_back({n, false});
     return out;
-  }();
+  }());
   return kLiterals;
 }
 

@@ -87,7 +87,7 @@ SignalValue evalMetric(const Signal& sig, const Metrics& m) {
     case MetricTest::kStableBeforeNonfinite:
     case MetricTest::kGrowsBeforeNonfinite: {
       if (!lossNan) break;
-      static const std::deque<Sample> kNone;
+      static const std::deque<Sample>& kNone = *new std::deque<Sample>();
       const auto& w = m.gradWindow ? *m.gradWindow : kNone;
       const auto& gradNan = m.firstNonfinite[kGradNorm];
       bool gradFirst = gradNan && (gradNan->source < lossNan->source ||

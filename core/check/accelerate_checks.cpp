@@ -29,9 +29,11 @@ struct AccelerateConfig {
 };
 
 AccelerateConfig readAccelerate(std::string_view text) {
-  static const RE2 distributed(R"(distributed_type:\s*['"]?DEEPSPEED['"]?\s*(?:#.*)?)");
-  static const RE2 precision(R"(mixed_precision:\s*['"]?([A-Za-z0-9]+)['"]?\s*(?:#.*)?)");
-  static const RE2 configFile(R"re(\s+deepspeed_config_file:\s*(?:'([^']+)'|"([^"]+)"|([^\s#'"]+))\s*(?:#.*)?)re");
+  static const RE2& distributed = *new RE2(R"(distributed_type:\s*['"]?DEEPSPEED['"]?\s*(?:#.*)?)");
+  static const RE2& precision =
+      *new RE2(R"(mixed_precision:\s*['"]?([A-Za-z0-9]+)['"]?\s*(?:#.*)?)");
+  static const RE2& configFile =
+      *new RE2(R"re(\s+deepspeed_config_file:\s*(?:'([^']+)'|"([^"]+)"|([^\s#'"]+))\s*(?:#.*)?)re");
   AccelerateConfig c;
   Lines lines(text);
   for (size_t line = 0; line < lines.starts.size(); ++line) {

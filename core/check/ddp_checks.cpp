@@ -25,7 +25,7 @@ namespace {
 // torch.nn layers that hold parameters by default (containers and parameter-free layers such as
 // ReLU or Dropout are not: an unused one costs DDP nothing).
 const std::set<std::string>& layersWithParameters() {
-  static const std::set<std::string> kLayers{
+  static const std::set<std::string>& kLayers = *new std::set<std::string>{
       "Linear",      "Bilinear",         "Conv1d",          "Conv2d",          "Conv3d",       "ConvTranspose1d",
       "ConvTranspose2d", "ConvTranspose3d", "Embedding",     "EmbeddingBag",    "LayerNorm",    "GroupNorm",
       "BatchNorm1d", "BatchNorm2d",      "BatchNorm3d",     "RNN",             "LSTM",         "GRU",
@@ -49,9 +49,9 @@ struct ModuleClass {
 };
 
 std::vector<ModuleClass> moduleClasses(const Script& script, const std::vector<std::string>& code) {
-  static const RE2 classLine(R"(class\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*:)");
-  static const RE2 layerLine(R"(\s*self\s*\.\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\()");
-  static const RE2 walks(R"(\b(?:getattr|setattr|children|named_children|modules|named_modules|__dict__|vars)\b)");
+  static const RE2& classLine = *new RE2(R"(class\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*:)");
+  static const RE2& layerLine = *new RE2(R"(\s*self\s*\.\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*\()");
+  static const RE2& walks = *new RE2(R"(\b(?:getattr|setattr|children|named_children|modules|named_modules|__dict__|vars)\b)");
   std::vector<ModuleClass> out;
   for (size_t line = 0; line < code.size(); ++line) {
     std::string name, bases;
@@ -110,8 +110,8 @@ struct Code {
 // The class of the object a name or expression holds: `Net(...)` itself, or a variable built
 // once from one (`model = Net(...)`, a device move after it is fine). Empty when not known.
 std::string classOf(const Code& code, std::string_view expression, size_t skipLine) {
-  static const RE2 classCall(R"(^([A-Za-z_]\w*)\s*\()");
-  static const RE2 movedName(R"(([A-Za-z_]\w*)(?:\s*\.\s*(?:to|cuda)\s*\([^()]*\))*)");
+  static const RE2& classCall = *new RE2(R"(^([A-Za-z_]\w*)\s*\()");
+  static const RE2& movedName = *new RE2(R"(([A-Za-z_]\w*)(?:\s*\.\s*(?:to|cuda)\s*\([^()]*\))*)");
   std::string className, variable;
   if (RE2::PartialMatch(expression, classCall, &className)) return className;
   if (!RE2::FullMatch(expression, movedName, &variable)) return {};

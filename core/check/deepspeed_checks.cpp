@@ -129,7 +129,7 @@ namespace {
 
 // The config file a TrainingArguments call names with a string literal (deepspeed="ds.json").
 std::optional<std::string> configNamedBy(std::string_view script, const PythonCall& call) {
-  static const RE2 literal(R"re(^(?:"([^"\\]+)"|'([^'\\]+)')$)re");
+  static const RE2& literal = *new RE2(R"re(^(?:"([^"\\]+)"|'([^'\\]+)')$)re");
   std::string a, b;
   if (!RE2::FullMatch(keywordValue(script, call, "deepspeed"), literal, &a, &b)) return std::nullopt;
   return a.empty() ? b : a;

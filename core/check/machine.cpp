@@ -50,7 +50,7 @@ Expected<MachineProbe> probeFromJson(std::string_view text, const std::string& o
     if (!v.is_string()) return Error{origin + ": '" + std::string(what) + "' must be a string or null"};
     return std::optional<std::string>(v.get<std::string>());
   };
-  static const RE2 capability(R"((\d{1,2})\.(\d{1,2}))");
+  static const RE2& capability = *new RE2(R"((\d{1,2})\.(\d{1,2}))");
   for (const auto& g : j.value("gpus", json::array())) {
     if (!g.is_object() || !g.contains("name") || !g["name"].is_string() || !g.contains("compute_capability") ||
         !g["compute_capability"].is_string())
@@ -114,15 +114,17 @@ std::optional<std::pair<int, int>> computeCapabilityOfName(std::string_view name
       {R"(\bK80\b)", 3, 7},
       {R"(\bK40[cm]?\b|\bK20[cmX]?\b|\bGTX 780\b|\bGTX TITAN\b)", 3, 5},
   };
-  static const std::vector<std::unique_ptr<RE2>> kCompiled = [] {
-    std::vector<std::unique_ptr<RE2>> out;
-    RE2::Options o;
-    o.set_case_sensitive(false);
-    for (const auto& f : kFamilies) out.push_back(std::make_unique<RE2>(f.pattern, o));
-    return out;
-  }();
+  static const std::vector<std::unique_ptr<RE2>>& kCompiled =
+      *new std::vector<std::unique_ptr<RE2>>([] {
+        std::vector<std::unique_ptr<RE2>> out;
+        RE2::Options o;
+        o.set_case_sensitive(false);
+        for (const auto& f : kFamilies) out.push_back(std::make_unique<RE2>(f.pattern, o));
+        return out;
+      }());
   // A later generation's name that an older one's pattern would also match ("RTX 6000 Ada").
-  static const RE2 later(R"((?i)\bAda\b|\bHopper\b|\bBlackwell\b|\b[BGH][12]\d\d\b|\bL40S?\b|\bL4\b)");
+  static const RE2& later =
+      *new RE2(R"((?i)\bAda\b|\bHopper\b|\bBlackwell\b|\b[BGH][12]\d\d\b|\bL40S?\b|\bL4\b)");
   if (RE2::PartialMatch(name, later)) return std::nullopt;
   for (size_t i = 0; i < kCompiled.size(); ++i)
     if (RE2::PartialMatch(name, *kCompiled[i])) return std::make_pair(kFamilies[i].major, kFamilies[i].minor);
@@ -130,8 +132,8 @@ std::optional<std::pair<int, int>> computeCapabilityOfName(std::string_view name
 }
 
 void readNvidiaSmi(std::string_view csv, MachineProbe& probe) {
-  static const RE2 line(R"(\s*([^,]+?)\s*,\s*(\d{1,2})\.(\d{1,2})\s*,\s*([0-9.]+)\s*)");
-  static const RE2 nameOnly(R"(\s*([^,]+?)\s*,\s*([0-9]+\.[0-9.]+)\s*)");
+  static const RE2& line = *new RE2(R"(\s*([^,]+?)\s*,\s*(\d{1,2})\.(\d{1,2})\s*,\s*([0-9.]+)\s*)");
+  static const RE2& nameOnly = *new RE2(R"(\s*([^,]+?)\s*,\s*([0-9]+\.[0-9.]+)\s*)");
   // Eight GPUs of one kind say it once.
   auto note = [&](std::string text) {
     if (std::find(probe.notes.begin(), probe.notes.end(), text) == probe.notes.end()) probe.notes.push_back(std::move(text));
@@ -162,22 +164,23 @@ void readNvidiaSmi(std::string_view csv, MachineProbe& probe) {
 }
 
 std::optional<std::string> driverFromProcVersion(std::string_view text) {
-  static const RE2 version(R"(Kernel Module(?: for [^ ]+)?\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
+  static const RE2& version =
+      *new RE2(R"(Kernel Module(?: for [^ ]+)?\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?))");
   std::string v;
   if (RE2::PartialMatch(text, version, &v)) return v;
   return std::nullopt;
 }
 
 void readTorchVersionFile(std::string_view text, MachineProbe& probe) {
-  static const RE2 version(R"((?m)^__version__\s*=\s*['"]([^'"]+)['"])");
-  static const RE2 cuda(R"((?m)^cuda\s*(?::\s*[\w\[\]]+\s*)?=\s*['"]([0-9.]+)['"])");
+  static const RE2& version = *new RE2(R"((?m)^__version__\s*=\s*['"]([^'"]+)['"])");
+  static const RE2& cuda = *new RE2(R"((?m)^cuda\s*(?::\s*[\w\[\]]+\s*)?=\s*['"]([0-9.]+)['"])");
   std::string v;
   if (RE2::PartialMatch(text, version, &v)) probe.torchVersion = v;
   if (RE2::PartialMatch(text, cuda, &v)) probe.torchCuda = v;
 }
 
 void readDeepSpeedVersionFile(std::string_view text, MachineProbe& probe) {
-  static const RE2 version(R"((?m)^version\s*=\s*['"]([^'"]+)['"])");
+  static const RE2& version = *new RE2(R"((?m)^version\s*=\s*['"]([^'"]+)['"])");
   std::string v;
   if (RE2::PartialMatch(text, version, &v)) probe.deepspeedVersion = v;
 }

@@ -33,7 +33,7 @@ Finding probeFinding(const Script& script, const std::shared_ptr<const Rule>& ru
 
 // The line that imports torch, where findings about the installed torch are shown.
 const RE2& importsTorch() {
-  static const RE2 re(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
+  static const RE2& re = *new RE2(R"((^\s*(?:import\s+torch\b|from\s+torch\b)))");
   return re;
 }
 
@@ -63,9 +63,10 @@ void machineChecks(const Script& script, const MachineProbe& probe, const RuleSe
   auto bf16Rule = ruleById(rules, "bf16-unsupported-gpu");
   if (bf16Rule && gpusLackBf16(probe)) {
     // Asked for, not merely named (a dtype table, a policy object defined for later).
-    static const RE2 bf16(R"re((\bbf16\s*=\s*True\b|\b(?:torch_)?dtype\s*=\s*torch\s*\.\s*bfloat16\b|)re"
-                          R"re(\bmixed_precision\s*=\s*['"]bf16['"]|\bprecision\s*=\s*['"]bf16(?:-mixed|-true)?['"]|)re"
-                          R"re(\.\s*bfloat16\s*\(\s*\)|\.\s*to\s*\([^)]*\btorch\s*\.\s*bfloat16\b))re");
+    static const RE2& bf16 = *new RE2(
+        R"re((\bbf16\s*=\s*True\b|\b(?:torch_)?dtype\s*=\s*torch\s*\.\s*bfloat16\b|)re"
+        R"re(\bmixed_precision\s*=\s*['"]bf16['"]|\bprecision\s*=\s*['"]bf16(?:-mixed|-true)?['"]|)re"
+        R"re(\.\s*bfloat16\s*\(\s*\)|\.\s*to\s*\([^)]*\btorch\s*\.\s*bfloat16\b))re");
     if (auto at = script.firstLineMatching(bf16, true)) {
       Finding f = probeFinding(script, bf16Rule, *at, "bf16");
       f.observed.push_back("line " + std::to_string(at->line + 1) + " asks for bfloat16");

@@ -69,7 +69,7 @@ std::optional<Cast> Script::float16CastOf(const std::string& receiver) const {
                      R"(|\btorch_dtype\s*=\s*(?:)" + fp16 + R"(|['"](?:float16|fp16|half)['"])))");
   // A quantized load (8-bit, 4-bit) with float16 for the rest: trained through adapters, whose
   // weights peft keeps in float32, never as float16 parameters.
-  static const RE2 quantized(R"(\b(?:load_in_8bit|load_in_4bit|quantization_config)\b)");
+  static const RE2& quantized = *new RE2(R"(\b(?:load_in_8bit|load_in_4bit|quantization_config)\b)");
   for (size_t line = 0; line < code.size(); ++line) {
     const std::string& l = code[line];
     re2::StringPiece m;
@@ -126,8 +126,8 @@ Evidence evidenceAt(std::string_view text, const Lines& lines, uint32_t source, 
 
 // The value of a call's keyword argument, trimmed; empty when it has none.
 bool underCondition(const Script& script, size_t line) {
-  static const RE2 ternary(R"(\bif\b.*\belse\b)");
-  static const RE2 header(R"((?:if|elif|else|except|try)\b.*)");
+  static const RE2& ternary = *new RE2(R"(\bif\b.*\belse\b)");
+  static const RE2& header = *new RE2(R"((?:if|elif|else|except|try)\b.*)");
   auto indentOf = [](std::string_view l) {
     size_t i = 0;
     while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
@@ -155,7 +155,7 @@ std::string_view keywordValue(std::string_view text, const PythonCall& call, std
 
 // The dotted name a call's argument holds, when it is `X.parameters()` (or named_parameters()).
 std::optional<std::string> parametersOf(std::string_view text, const CallArgument& a) {
-  static const RE2 paramsOf(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
+  static const RE2& paramsOf = *new RE2(R"(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\.\s*(?:parameters|named_parameters)\s*\(\s*\))");
   std::string receiver;
   std::string value(text::trim(text.substr(a.valueBegin, a.valueEnd - a.valueBegin)));
   if (!RE2::FullMatch(value, paramsOf, &receiver)) return std::nullopt;
@@ -164,7 +164,7 @@ std::optional<std::string> parametersOf(std::string_view text, const CallArgumen
 
 // The model a Trainer call trains: its `model=` argument, when that is a plain name.
 std::optional<std::string> trainedModel(std::string_view text, const PythonCall& trainer) {
-  static const RE2 name(R"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)");
+  static const RE2& name = *new RE2(R"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)");
   std::string model(keywordValue(text, trainer, "model"));
   if (model.empty() || !RE2::FullMatch(model, name)) return std::nullopt;
   return model;
@@ -195,7 +195,7 @@ namespace {
 
 // Every name a check looks for a call to: the script's calls are found in one pass for all.
 const std::vector<std::string>& checkedCallees() {
-  static const std::vector<std::string> kNames{
+  static const std::vector<std::string>& kNames = *new std::vector<std::string>{
       "AdamW", "Adam", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",  // torch.optim
       "GradScaler", "get_peft_model", "prepare_model_for_kbit_training", "prepare_model_for_int8_training",
       "from_pretrained", "TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "Trainer", "Seq2SeqTrainer",

@@ -34,7 +34,8 @@ struct RecipeValue {
 
 // The top-level `key: scalar` lines.
 std::map<std::string, RecipeValue> readRecipe(std::string_view text, const Lines& lines) {
-  static const RE2 entry(R"re(([A-Za-z_][A-Za-z0-9_]*):[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s#'"][^#]*?))?[ \t]*(?:#.*)?)re");
+  static const RE2& entry = *new RE2(
+      R"re(([A-Za-z_][A-Za-z0-9_]*):[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s#'"][^#]*?))?[ \t]*(?:#.*)?)re");
   std::map<std::string, RecipeValue> out;
   for (size_t line = 0; line < lines.starts.size(); ++line) {
     std::string_view l = text::trimRight(lineText(text, lines, line));

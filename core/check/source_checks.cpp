@@ -196,7 +196,7 @@ void flashAttentionFloat32(const Script& script, const RuleSet& rules, std::vect
   if (!rule) return;
   std::string_view text = script.text;
   // Anything that may run the model in 16 bits, or set its precision from outside the source.
-  static const RE2 sixteenBits(
+  static const RE2& sixteenBits = *new RE2(
       R"(\b(?:autocast|Accelerator|accelerate|mixed_precision|bf16|fp16|bfloat16|float16|half|deepspeed|lightning|Fabric|)"
       R"(HfArgumentParser|TrlParser|amp)\b|\.\s*to\s*\([^)]*dtype)");
   bool literalArgs = script.trainingArgs.size() == 1 &&

@@ -267,7 +267,8 @@ std::vector<std::vector<Token>> statements(std::string_view s) {
     if (depth == 0 && (c == '\n' || c == ';')) {
       end();
     } else if (depth == 0 && c == ':' && !out.back().empty() && out.back().front().kind == Token::Kind::kName) {
-      static const std::set<std::string> kCompound{"if", "elif", "else", "try", "except", "finally", "with", "for", "while", "async"};
+      static const std::set<std::string>& kCompound = *new std::set<std::string>{
+          "if", "elif", "else", "try", "except", "finally", "with", "for", "while", "async"};
       if (kCompound.count(out.back().front().text)) {
         out.back().clear();  // the header binds nothing we read; what follows the ':' is a statement
       } else {

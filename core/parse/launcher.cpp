@@ -164,7 +164,7 @@ void LauncherTracker::add(const ParsedLine& line) {
 
 const std::vector<std::string_view>& LauncherTracker::phrases() {
   // Every phrase add() looks for outside a summary section.
-  static const std::vector<std::string_view> kPhrases = {
+  static const std::vector<std::string_view>& kPhrases = *new std::vector<std::string_view>{
       "are the lagging ranks", "finished collective #", "joined but didn't finish", "NCCL work",
       "First PG on this rank", "dump signal", "failed (exitcode: ", "Root Cause (first observed failure):",
       "Failures:", "Sending process ", "===="};

@@ -62,7 +62,7 @@ struct Form {
 };
 
 const std::vector<Form>& forms() {
-  static const std::vector<Form> kForms = [] {
+  static const std::vector<Form>& kForms = *new std::vector<Form>([] {
     std::vector<Form> f;
     auto add = [&](const char* pattern, int group, bool (*gate)(std::string_view), bool assignment = false) {
       RE2::Options o;
@@ -98,7 +98,7 @@ const std::vector<Form>& forms() {
     add(R"((?i)--((?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|token|secret|password|passwd|pwd))\s+["']?([^\s"',;-][^\s"',;]*))", 2,
         hasFlag, true);
     return f;
-  }();
+  }());
   return kForms;
 }
 
@@ -107,10 +107,13 @@ const std::vector<Form>& forms() {
 bool plausibleAssignment(std::string_view name, std::string_view value) {
   std::string n;
   for (char c : name) n += lower(c) == '-' ? '_' : lower(c);
-  static const std::set<std::string> kSpecial{"pad_token", "eos_token", "bos_token", "unk_token", "sep_token", "cls_token",
-                                              "mask_token", "special_token", "additional_special_token", "start_token",
-                                              "end_token", "image_token", "audio_token", "video_token", "boi_token",
-                                              "eoi_token", "chat_token", "decoder_start_token"};
+  static const std::set<std::string>& kSpecial =
+      *new std::set<std::string>{"pad_token",   "eos_token",     "bos_token",
+                                 "unk_token",   "sep_token",     "cls_token",
+                                 "mask_token",  "special_token", "additional_special_token",
+                                 "start_token", "end_token",     "image_token",
+                                 "audio_token", "video_token",   "boi_token",
+                                 "eoi_token",   "chat_token",    "decoder_start_token"};
   if (kSpecial.count(n)) return false;
   for (std::string_view none : {"none", "null", "nil", "true", "false", "undefined"})
     if (equalsNoCase(value, none)) return false;
@@ -132,19 +135,20 @@ void mask(std::string& text, size_t begin, size_t end) {
 }  // namespace
 
 const std::vector<std::string_view>& secretTriggers() {
-  static const std::vector<std::string_view> kTriggers = {"hf_",   "sk-",   "akia",   "asia", "bearer", "authorization", "://",
-                                                          "key",   "token", "secret", "passw", "pwd",   "login",
-                                                          "ghp_", "gho_",  "ghu_",   "ghs_", "ghr_",   "github_pat_"};
+  static const std::vector<std::string_view>& kTriggers = *new std::vector<std::string_view>{
+      "hf_",  "sk-",   "akia",   "asia",  "bearer",     "authorization", "://",
+      "key",  "token", "secret", "passw", "pwd",        "login",         "ghp_",
+      "gho_", "ghu_",  "ghs_",   "ghr_",  "github_pat_"};
   return kTriggers;
 }
 
 bool mayHoldSecret(std::string_view text) {
   // The triggers' first letters, so that most bytes cost one table lookup.
-  static const std::array<bool, 256> kFirst = [] {
+  static const std::array<bool, 256>& kFirst = *new std::array<bool, 256>([] {
     std::array<bool, 256> t{};
     for (auto w : secretTriggers()) t[static_cast<unsigned char>(w[0])] = true;
     return t;
-  }();
+  }());
   const auto& triggers = secretTriggers();
   for (size_t i = 0; i < text.size(); ++i) {
     char c = lower(text[i]);

@@ -189,7 +189,7 @@ bool TracebackTracker::takeIgnored(uint32_t source, int rank, uint64_t line) {
 }
 
 const std::vector<std::string_view>& TracebackTracker::loggedExceptionNotices() {
-  static const std::vector<std::string_view> kNotices = {
+  static const std::vector<std::string_view>& kNotices = *new std::vector<std::string_view>{
       "A matching Triton is not available, some optimizations will not be enabled",
       // Python 3.11 and earlier, above the traceback of an atexit callback that raised (3.12
       // says "Exception ignored in atexit callback", one of the "Exception ignored" notices).

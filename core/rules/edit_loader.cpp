@@ -14,32 +14,32 @@ namespace {
 // The syntax an edit's names and values must have: whatever a rule file says ends up in the
 // user's source, so only these shapes get through.
 const RE2& identifierRe() {
-  static const RE2 re("[A-Za-z_][A-Za-z0-9_]*");
+  static const RE2& re = *new RE2("[A-Za-z_][A-Za-z0-9_]*");
   return re;
 }
 const RE2& qualifiedRe() {
-  static const RE2 re("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+");
+  static const RE2& re = *new RE2("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+");
   return re;
 }
 const RE2& jsonPathRe() {
-  static const RE2 re("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+  static const RE2& re = *new RE2("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
   return re;
 }
 const RE2& floatRe() {
-  static const RE2 re("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+  static const RE2& re = *new RE2("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
   return re;
 }
 const RE2& intRe() {
-  static const RE2 re("-?[0-9]{1,15}");
+  static const RE2& re = *new RE2("-?[0-9]{1,15}");
   return re;
 }
 
 bool pythonKeyword(const std::string& word) {
-  static const std::set<std::string> kWords{"False", "None", "True", "and", "as", "assert", "async", "await",
-                                            "break", "class", "continue", "def", "del", "elif", "else", "except",
-                                            "finally", "for", "from", "global", "if", "import", "in", "is",
-                                            "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-                                            "while", "with", "yield"};
+  static const std::set<std::string>& kWords = *new std::set<std::string>{
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return kWords.count(word) > 0;
 }
 
@@ -65,7 +65,7 @@ void loadEditValue(const YAML::Node& node, EditSpec& e) {
     return;
   }
   if (type == "string") {
-    static const RE2 word("[A-Za-z0-9_.:/-]{1,64}");
+    static const RE2& word = *new RE2("[A-Za-z0-9_.:/-]{1,64}");
     e.type = EditSpec::ValueType::kString;
     if (!RE2::FullMatch(value, word))
       throw LoadError{valueLine, "a string edit's value must be 1 to 64 letters, digits or _.:/- (no quotes, no spaces), not '" +

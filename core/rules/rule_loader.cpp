@@ -132,7 +132,8 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
     }
     if (node["metric"]) {
       s.metric = scalar(node["metric"], "metric");
-      static const std::set<std::string> kMetrics{"loss", "grad_norm", "lr", "loss_scale"};
+      static const std::set<std::string>& kMetrics =
+          *new std::set<std::string>{"loss", "grad_norm", "lr", "loss_scale"};
       if (!kMetrics.count(s.metric))
         throw LoadError{lineOf(node["metric"]), "unknown metric '" + s.metric + "' (expected loss, grad_norm, lr or loss_scale)"};
       std::string test = node["test"] ? scalar(node["test"], "test") : "nonfinite";

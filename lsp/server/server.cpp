@@ -156,10 +156,10 @@ ConvertOptions Server::convertOptions(const std::string& documentUri, int versio
   o.documentUri = documentUri;
   o.version = version;
   // Rules' pages, beside the server (looked for once).
-  static const std::string docs = [] {
+  static const std::string& docs = *new std::string([] {
     auto dir = io::installedDocs();
     return dir ? pathToUri(dir->string()) + "/" : std::string();
-  }();
+  }());
   o.docsUri = docs;
   // One resolver for every frame of this conversion: the same file the quick fix edits.
   std::shared_ptr<io::WorkspaceSources> sources = this->sources();

@@ -6,6 +6,10 @@ other. Inside core the pipeline's rooms point one way too: base <- parse <- rule
 fix <- check <- render. Core includes no header that reaches files, sockets, clocks, threads or
 terminals. Prints every edge that breaks a rule, and the edges it saw, per folder pair.
 
+Also: a function-local static whose destructor frees memory (a compiled pattern, a string, a
+container) is never destroyed (`static const T& x = *new T(...)`), because a worker thread may
+still read it while another thread's exit() runs the destructors of statics.
+
 usage: check_layering.py [REPO_ROOT]
 """
 import os
@@ -33,6 +37,10 @@ CORE_FORBIDDEN = {
 CORE_FORBIDDEN_PREFIXES = ("spdlog/", "boost/")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+# An indented (function-local) static of a type with a destructor, held by value.
+DESTROYED_STATIC = re.compile(
+    r'^\s+static\s+(?:const\s+)?((?:RE2|std::(?:string|vector|set|map|unordered_map|unordered_set|deque|list|regex|'
+    r'function|shared_ptr|unique_ptr))\b(?:<.*>)?)\s+(\w+)\s*(?:[={]|\(\s*R?")')
 
 
 def sources():
@@ -54,6 +62,10 @@ def main():
         room = rel.split(os.sep)[1] if top == "core" and rel.count(os.sep) >= 2 else None
         with open(os.path.join(ROOT, rel), encoding="utf-8") as fh:
             for number, line in enumerate(fh, 1):
+                d = DESTROYED_STATIC.match(line)
+                if d:
+                    problems.append(f"{rel}:{number}: the static {d.group(2)} ({d.group(1)}) is destroyed at exit() while "
+                                    "other threads may read it: hold it as `static const T& x = *new T(...)`")
                 m = INCLUDE.match(line)
                 if not m:
                     continue

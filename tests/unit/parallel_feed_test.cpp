@@ -7,10 +7,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/lsan_interface.h>
+#define DENPEX_TEST_LEAK_CHECK 1
+#endif
+#endif
 
 #include "core/render/report.h"
 #include "core/parse/launcher.h"
@@ -116,6 +126,44 @@ TEST_F(ParallelFeedTest, TheSavedPrefilterLoadsForTheShippedRulesOnly) {
   std::string damaged(core::builtinPrefilter());
   damaged.resize(damaged.size() / 2);
   EXPECT_EQ(core::Prefilter::load(*rules_->matcher, core::lineLiterals(), damaged), nullptr);
+}
+
+// Built before main, so destroyed among the last of exit()'s destructors: while it waits, the
+// reader thread of the test below meets whatever exit() has destroyed before it.
+struct LingerAtExit {
+  std::atomic<bool> on{false};
+  ~LingerAtExit() {
+    if (on.load()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+};
+LingerAtExit gLingerAtExit;
+
+// A diagnosis thread may still be reading the statics it shares with others (the prefilter's
+// literals, the launcher's phrases) while another thread calls exit(): they are never destroyed.
+// A read of a destroyed one is what the sanitizer build reports, and the child's exit code says.
+TEST_F(ParallelFeedTest, ThreadsStillReadingSharedStaticsOutliveExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::atomic<int> rounds{0};
+        std::thread([&rounds] {
+          uint64_t h = core::Prefilter::fingerprint(*rules_->matcher, core::lineLiterals());
+          for (;;) {
+            for (const auto& l : core::lineLiterals()) h += l.text.size();
+            for (std::string_view p : core::LauncherTracker::phrases()) h += p.size();
+            if (h != 0) rounds.fetch_add(1, std::memory_order_relaxed);
+          }
+        }).detach();
+        while (rounds.load() < 3) std::this_thread::yield();
+#ifdef DENPEX_TEST_LEAK_CHECK
+        // The leak check exit() would run stops every thread; if the reader is reporting a read
+        // of a destroyed static at that moment, the two wait on each other for ever. Run it now.
+        __lsan_do_leak_check();
+#endif
+        gLingerAtExit.on = true;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(ParallelFeedTest, PrefilterCompilesEveryShippedPattern) {
