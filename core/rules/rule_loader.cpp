@@ -21,6 +21,10 @@ namespace {
 
 using namespace rules_detail;
 
+// The numbers a rule file may give, checked before they become ints.
+constexpr double kMaxPriority = 1000;
+constexpr double kMaxMinCount = 1000000;
+
 // --- the condition language: `a and not (b or c)` -------------------------------------------
 
 class ConditionParser {
@@ -127,7 +131,9 @@ Signal loadSignal(const std::string& name, const YAML::Node& node) {
     if (node["pattern"]) s.pattern = scalar(node["pattern"], "pattern");
     if (node["min_count"]) {
       auto n = parseDouble(scalar(node["min_count"], "min_count"));
-      if (!n || *n < 1) throw LoadError{lineOf(node["min_count"]), "'min_count' must be a number >= 1"};
+      // Checked before the conversion: a value out of int's range (or NaN) would be undefined there.
+      if (!n || !(*n >= 1 && *n <= kMaxMinCount))
+        throw LoadError{lineOf(node["min_count"]), "'min_count' must be a number from 1 to 1000000"};
       s.minCount = static_cast<int>(*n);
     }
     if (node["metric"]) {
@@ -257,7 +263,9 @@ Rule load(const RuleSource& source, std::vector<RuleError>& warnings) {
   }
   if (root["priority"]) {
     auto p = parseDouble(scalar(root["priority"], "priority"));
-    if (!p) throw LoadError{lineOf(root["priority"]), "priority must be a number"};
+    // Range first: the fuzzer found a priority of 7e105, which no int holds.
+    if (!p || !(*p >= -kMaxPriority && *p <= kMaxPriority))
+      throw LoadError{lineOf(root["priority"]), "priority must be a number from -1000 to 1000"};
     r.priority = static_cast<int>(*p);
   }
   if (root["fallback"]) r.fallback = root["fallback"].as<bool>();

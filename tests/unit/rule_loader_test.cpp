@@ -287,6 +287,17 @@ TEST(RuleLoader, HostileFilesAreRefusedWithinLimits) {
   EXPECT_EQ(firstError(std::string(kGood) + "---\n" + kGood), more);
   std::vector<RuleError> errors;
   EXPECT_TRUE(parseRule({"r.yaml", std::string("---\n") + kGood + "...\n"}, errors).ok());
+  // Numbers no int holds (the fuzzer found a priority of 7e105) are refused, not converted.
+  std::string good = kGood;
+  std::string withPriority = good;
+  withPriority.insert(withPriority.find("signals:"), "priority: 7" + std::string(105, '1') + "\n");
+  EXPECT_EQ(firstError(withPriority), "priority must be a number from -1000 to 1000");
+  std::string nanPriority = good;
+  nanPriority.insert(nanPriority.find("signals:"), "priority: .nan\n");
+  EXPECT_EQ(firstError(nanPriority), "priority must be a number from -1000 to 1000");
+  std::string bigCount = good;
+  bigCount.replace(bigCount.find("quiet: 'quiet'"), 14, "quiet:\n    pattern: 'quiet'\n    min_count: 1e300");
+  EXPECT_EQ(firstError(bigCount), "'min_count' must be a number from 1 to 1000000");
 }
 
 TEST(RuleLoader, LintWantsExamplesAndKnowledge) {
