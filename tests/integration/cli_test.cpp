@@ -1,16 +1,18 @@
 // The built `denpex` binary, run over real pipes the way a user runs it.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <thread>
-#include <set>
 
 #include <boost/asio.hpp>
 #include <boost/process.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "support/files.h"
 
@@ -24,8 +26,29 @@ using denpex::test::kSource;
 using denpex::test::readAll;
 using denpex::test::writeAll;
 
-// A scratch copy of the seed example: train.py, its helper and the recorded log.
-class ScratchProject : public denpex::test::ScratchDir {};
+// A scratch copy of the seed example: train.py, its helper and the recorded log. Its own
+// temp folder (TMPDIR, inherited by every denpex started here) keeps the logs `denpex run`
+// keeps for the user out of the machine's /tmp; it goes with the scratch folder.
+class ScratchProject : public denpex::test::ScratchDir {
+ protected:
+  void SetUp() override {
+    ScratchDir::SetUp();
+    const char* old = std::getenv("TMPDIR");
+    savedTmp_ = old ? std::optional<std::string>(old) : std::nullopt;
+    fs::create_directories(dir_ / "tmp");
+    ::setenv("TMPDIR", (dir_ / "tmp").c_str(), 1);
+  }
+  void TearDown() override {
+    if (savedTmp_)
+      ::setenv("TMPDIR", savedTmp_->c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
+    ScratchDir::TearDown();
+  }
+
+ private:
+  std::optional<std::string> savedTmp_;
+};
 
 struct Result {
   int code = -1;
