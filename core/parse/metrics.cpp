@@ -29,9 +29,10 @@ struct Key {
   Field field;
 };
 
-constexpr std::array<Key, 17> kKeys{{
+constexpr std::array<Key, 18> kKeys{{
     {"loss scale", Field::kLossScale},
     {"loss_scale", Field::kLossScale},
+    {"loss total", Field::kLoss},  // HiFi-GAN and its many vocoder forks: "Gen Loss Total : nan"
     {"train/loss", Field::kLoss},
     {"train_loss", Field::kLoss},
     {"training_loss", Field::kLoss},

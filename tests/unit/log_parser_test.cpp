@@ -149,6 +149,9 @@ TEST(LogParser, MetricKeysWithoutCaseNearAndFarFromTheLineEnd) {
   MetricSample tail = extractMetrics("LOSS=nan");
   ASSERT_TRUE(tail.loss);
   EXPECT_TRUE(std::isnan(*tail.loss));
+  MetricSample vocoder = extractMetrics("Steps : 40, Gen Loss Total :  nan, Mel-Spec. Error : 2.021, s/b : 0.443");
+  ASSERT_TRUE(vocoder.loss) << "HiFi-GAN's generator loss";
+  EXPECT_TRUE(std::isnan(*vocoder.loss));
   MetricSample lr = extractMetrics("epoch 3 LR 0.1");
   ASSERT_TRUE(lr.lr);
   EXPECT_DOUBLE_EQ(*lr.lr, 0.1);
