@@ -628,5 +628,66 @@ def sampler_told_one_nodes_world_with_a_global_rank():
 CASES["rank-exceeds-world-size"] = sampler_told_one_nodes_world_with_a_global_rank
 
 
+def frames_of_a_clip_into_a_per_frame_conv2d():
+    # A video model meant to run one image encoder on every frame: the clips come as [batch,
+    # frames, channels, height, width] and reach the Conv2d without being folded into
+    # [batch * frames, channels, height, width].
+    encoder = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+    head = nn.Linear(8, 5)
+    clips = torch.randn(2, 4, 3, 16, 16)
+    print("clips", tuple(clips.shape), flush=True)
+    logits = head(encoder(clips))
+    print(logits.shape)
+
+
+CASES["conv-input-rank"] = frames_of_a_clip_into_a_per_frame_conv2d
+
+
+def one_cycle_sized_for_another_batch_size():
+    # steps_per_epoch computed from the config's batch size (32) while the DataLoader was built
+    # with 16: the loop steps the scheduler twice as often as it was told.
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.randn(96, 4), torch.randn(96, 1))
+    loader = DataLoader(data, batch_size=16)
+    model = nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    config_batch_size, epochs = 32, 2
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=epochs,
+                                                steps_per_epoch=len(data) // config_batch_size)
+    for epoch in range(epochs):
+        for step, (x, y) in enumerate(loader, 1):
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            print(f"epoch {epoch} step {step} | loss {loss.item():.4f} | lr {sched.get_last_lr()[0]:.4f}", flush=True)
+
+
+CASES["onecycle-lr-total-steps-exceeded"] = one_cycle_sized_for_another_batch_size
+
+
+def export_check_of_a_modulelist_indexed_by_a_variable():
+    # The model trains in eager mode; the training script scripts it once at start-up to check
+    # that it can be exported, and TorchScript refuses a ModuleList indexed by a loop variable.
+    class Residual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.ModuleList([nn.Linear(8, 8) for _ in range(3)])
+
+        def forward(self, x):
+            for i in range(len(self.blocks)):
+                x = x + self.blocks[i](x)
+            return x
+
+    model = Residual()
+    print("eager forward", tuple(model(torch.randn(2, 8)).shape), flush=True)
+    torch.jit.script(model)
+
+
+CASES["torchscript-compile-error"] = export_check_of_a_modulelist_indexed_by_a_variable
+
+
 if __name__ == "__main__":
     main()

@@ -107,6 +107,12 @@ CASES = {
                                 "One of the differentiated Tensors appears to not have been used in the graph"),
     "rank-exceeds-world-size": ("sampler-told-one-nodes-world-with-a-global-rank",
                                 "Invalid rank 3, rank should be in the interval [0, 1]"),
+    "conv-input-rank": ("frames-of-a-clip-into-a-per-frame-conv2d",
+                        "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [2, 4, 3, 16, 16]"),
+    "onecycle-lr-total-steps-exceeded": ("one-cycle-sized-for-another-batch-size",
+                                         "The specified number of total steps is 6"),
+    "torchscript-compile-error": ("export-check-of-a-modulelist-indexed-by-a-variable",
+                                  "Expected integer literal for index"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
