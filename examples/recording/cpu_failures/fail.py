@@ -689,5 +689,34 @@ def export_check_of_a_modulelist_indexed_by_a_variable():
 CASES["torchscript-compile-error"] = export_check_of_a_modulelist_indexed_by_a_variable
 
 
+def pooled_embedding_joined_to_token_features():
+    # An adapter swapped in for a projection that took the pooled (batch, dim) image embedding:
+    # the new one joins it to (batch, tokens, dim) latents along the token axis, but the training
+    # loop still passes the pooled embedding.
+    pooled = torch.randn(4, 16)
+    latents = nn.Parameter(torch.randn(1, 8, 16)).expand(4, -1, -1)
+    print("image embedding", tuple(pooled.shape), "latents", tuple(latents.shape), flush=True)
+    kv = torch.cat((pooled, latents), dim=-2)
+    print(kv.shape)
+
+
+CASES["cat-shape-mismatch:ranks"] = pooled_embedding_joined_to_token_features
+
+
+def loss_read_the_pytorch_0_3_way():
+    # Training code written for PyTorch 0.3, where a loss was a 1-element tensor: its running total
+    # reads element 0 of the NumPy array. Since 0.4 the loss is 0-dimensional.
+    model = nn.Linear(4, 1)
+    total = 0.0
+    for step in range(1, 3):
+        loss = F.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+        loss.backward()
+        total += loss.data.cpu().numpy()[0]
+        print(f"step {step} | loss {total / step:.4f}", flush=True)
+
+
+CASES["library-version-mismatch"] = loss_read_the_pytorch_0_3_way
+
+
 if __name__ == "__main__":
     main()

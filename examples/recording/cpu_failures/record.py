@@ -113,6 +113,10 @@ CASES = {
                                          "The specified number of total steps is 6"),
     "torchscript-compile-error": ("export-check-of-a-modulelist-indexed-by-a-variable",
                                   "Expected integer literal for index"),
+    "cat-shape-mismatch:ranks": ("pooled-embedding-joined-to-token-features",
+                                 "Tensors must have same number of dimensions: got 2 and 3"),
+    "library-version-mismatch": ("loss-read-the-pytorch-0.3-way",
+                                 "IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
@@ -166,10 +170,15 @@ def leaked_paths(text, site_dir):
     return sorted(bad)
 
 
-def log_path(rule_id, short):
-    if rule_id in UNMATCHED:
-        return HERE / "unmatched" / f"{rule_id}.cpu-{short}.log"
-    return RULES / rule_id / "match" / f"cpu-{short}.log"
+def rule_of(case):
+    # A rule's second case is named "<rule-id>:<what>".
+    return case.split(":", 1)[0]
+
+
+def log_path(case, short):
+    if case in UNMATCHED:
+        return HERE / "unmatched" / f"{rule_of(case)}.cpu-{short}.log"
+    return RULES / rule_of(case) / "match" / f"cpu-{short}.log"
 
 
 def denpex_first_root(denpex, path):
@@ -196,9 +205,10 @@ def main():
 
     site_dir = torch_site_dir()
     all_ok = True
-    for rule_id in opts.case or CASES:
-        short, must = CASES[rule_id]
-        rc, out = run_case(rule_id)
+    for case in opts.case or CASES:
+        rule_id = rule_of(case)
+        short, must = CASES[case]
+        rc, out = run_case(case)
         out = neutralise(out, site_dir)
         problems = []
         if rc == 0:
@@ -206,18 +216,18 @@ def main():
         if must not in out:
             problems.append(f"missing {must!r}")
         problems += [f"machine path {p!r} left in log" for p in leaked_paths(out, site_dir)]
-        path = log_path(rule_id, short)
+        path = log_path(case, short)
         if not opts.check and not problems:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(out)
             if opts.denpex:
                 got, err = denpex_first_root(opts.denpex, path)
-                if rule_id in UNMATCHED:
-                    print(f"      unmatched on purpose (denpex first: {got!r}): {UNMATCHED[rule_id]}")
+                if case in UNMATCHED:
+                    print(f"      unmatched on purpose (denpex first: {got!r}): {UNMATCHED[case]}")
                 elif got != rule_id:
                     problems.append(f"denpex: first non-symptom finding {got!r}, expected {rule_id!r}"
                                     + (f" ({err})" if err else ""))
-        print(f"{'ok ' if not problems else 'BAD'} {rule_id}: exit {rc}, {len(out.splitlines())} lines, "
+        print(f"{'ok ' if not problems else 'BAD'} {case}: exit {rc}, {len(out.splitlines())} lines, "
               f"{len(out)} bytes -> {path.relative_to(REPO)}")
         for p in problems:
             print(f"      {p}")
