@@ -365,7 +365,7 @@ size_t threadCount() {
 
 // A log that fits in one block (a pasted traceback, a selection) is read on the calling thread:
 // starting the workers cost more than the reading. A longer one is read by the workers: the
-// reader that finds the end of the input is a worker, while the other one waits for a block.
+// reader that finds the end of the input is a worker, and no worker outlives the feed.
 TEST_F(ParallelFeedTest, AnInputOfOneBlockStartsNoThread) {
   const std::string text =
       "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
@@ -395,9 +395,14 @@ TEST_F(ParallelFeedTest, AnInputOfOneBlockStartsNoThread) {
       EXPECT_EQ(atEnd, before);
       EXPECT_TRUE(endOnCaller);
     } else {
-      EXPECT_EQ(atEnd, before + 2) << "two workers while the blocks were read";
+      // The workers run while the blocks are read; the second may not have started yet when
+      // the first reaches the end of so short an input (the caller starts them one by one, and
+      // on a busy machine it can be put aside between the two).
+      EXPECT_GE(atEnd, before + 1) << "a worker reads the blocks";
+      EXPECT_LE(atEnd, before + 2) << "no more than the two workers asked for";
       EXPECT_FALSE(endOnCaller);
     }
+    EXPECT_EQ(threadCount(), before) << "every worker is joined when the feed returns";
   }
 }
 
