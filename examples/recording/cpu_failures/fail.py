@@ -718,5 +718,57 @@ def loss_read_the_pytorch_0_3_way():
 CASES["library-version-mismatch"] = loss_read_the_pytorch_0_3_way
 
 
+def image_list_globbed_for_another_extension():
+    # The dataset lists its images with a pattern for .png files while the folder holds .jpg
+    # files: it is built without complaint, with no samples, and the shuffling DataLoader refuses.
+    import glob
+    import tempfile
+
+    from torch.utils.data import DataLoader, Dataset
+
+    class Images(Dataset):
+        def __init__(self, root):
+            self.files = sorted(glob.glob(os.path.join(root, "*", "*.png")))
+
+        def __len__(self):
+            return len(self.files)
+
+        def __getitem__(self, i):
+            return torch.zeros(3, 8, 8), 0
+
+    with tempfile.TemporaryDirectory() as root:
+        for cls in ("cat", "dog"):
+            os.makedirs(os.path.join(root, cls))
+            for i in range(3):
+                open(os.path.join(root, cls, f"{i}.jpg"), "wb").close()
+        data = Images(root)
+        print(f"train images: {len(data)}", flush=True)
+        loader = DataLoader(data, batch_size=4, shuffle=True)
+        for x, y in loader:
+            print(x.shape)
+
+
+CASES["empty-dataset"] = image_list_globbed_for_another_extension
+
+
+def plateau_stepped_like_the_other_schedulers():
+    # A training loop written for step-based schedulers calls scheduler.step() after each epoch;
+    # the config switched the scheduler to ReduceLROnPlateau, whose step needs the watched value.
+    model = nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", patience=2)
+    x, y = torch.randn(32, 4), torch.randn(32, 1)
+    for epoch in range(2):
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(f"epoch {epoch} | loss {loss.item():.4f}", flush=True)
+        sched.step()
+
+
+CASES["lr-scheduler-monitor-metric-missing"] = plateau_stepped_like_the_other_schedulers
+
+
 if __name__ == "__main__":
     main()

@@ -117,6 +117,10 @@ CASES = {
                                  "Tensors must have same number of dimensions: got 2 and 3"),
     "library-version-mismatch": ("loss-read-the-pytorch-0.3-way",
                                  "IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed"),
+    "empty-dataset": ("image-list-globbed-for-another-extension",
+                      "ValueError: num_samples should be a positive integer value, but got num_samples=0"),
+    "lr-scheduler-monitor-metric-missing": ("plateau-stepped-like-the-other-schedulers",
+                                            "step() missing 1 required positional argument: 'metrics'"),
     # A failure no rule knows: the fallback rule's own recorded example.
     "unrecognized-exception": ("collate-missing-key", "KeyError: 'input_ids'"),
 }
