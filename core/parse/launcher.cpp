@@ -95,6 +95,40 @@ void LauncherTracker::add(const ParsedLine& line) {
     current_ = nullptr;
     return;
   }
+  // torch.multiprocessing.spawn's join() when a child was killed: "ProcessExitedException: process
+  // 1 terminated with signal SIGSEGV" (before torch 1.6 a plain "Exception: process 0 terminated
+  // with signal SIGKILL"). The process index is the one spawn passed to the function, the local
+  // rank in the usual pattern.
+  if (size_t at = m.find("process "); at != std::string_view::npos && (at == 0 || m[at - 1] == ' ') &&
+                                      m.find(" terminated with ", at) != std::string_view::npos &&
+                                      (m.find("Exception: ") != std::string_view::npos)) {
+    std::string_view rest = m.substr(at + 8);
+    size_t digits = 0;
+    while (digits < rest.size() && text::isDigit(rest[digits])) ++digits;
+    std::string_view after = rest.substr(digits);
+    if (digits > 0 && digits < 6 && after.rfind(" terminated with ", 0) == 0) {
+      LauncherFailure f;
+      f.rank = f.localRank = std::atoi(std::string(rest.substr(0, digits)).c_str());
+      f.source = line.source;
+      f.line = line.lineNo;
+      after.remove_prefix(17);
+      if (after.rfind("signal SIG", 0) == 0) {
+        size_t end = 7;
+        while (end < after.size() && text::isAlpha(after[end])) ++end;
+        f.signal = std::string(after.substr(7, end - 7));
+        static const std::pair<std::string_view, int> kNumbers[] = {{"SIGHUP", 1}, {"SIGINT", 2}, {"SIGQUIT", 3}, {"SIGILL", 4},
+                                                                    {"SIGABRT", 6}, {"SIGBUS", 7}, {"SIGFPE", 8}, {"SIGKILL", 9},
+                                                                    {"SIGSEGV", 11}, {"SIGTERM", 15}};
+        for (const auto& [name, number] : kNumbers)
+          if (f.signal == name) f.exitCode = -number;
+      }
+      // Only a signal says something the child's own lines cannot: an exit code follows the
+      // child's traceback, which names the failure already.
+      if (!f.signal.empty()) failures_.push_back(f);
+      current_ = nullptr;
+      return;
+    }
+  }
   if (m == "Root Cause (first observed failure):") {
     section_ = Section::kRootCause;
     current_ = nullptr;
@@ -167,7 +201,7 @@ const std::vector<std::string_view>& LauncherTracker::phrases() {
   static const std::vector<std::string_view>& kPhrases = *new std::vector<std::string_view>{
       "are the lagging ranks", "finished collective #", "joined but didn't finish", "NCCL work",
       "First PG on this rank", "dump signal", "failed (exitcode: ", "Root Cause (first observed failure):",
-      "Failures:", "Sending process ", "===="};
+      "Failures:", "Sending process ", " terminated with ", "===="};
   return kPhrases;
 }
 

@@ -500,5 +500,27 @@ TEST(Incident, LauncherSummaryIsRead) {
   EXPECT_EQ(t.sigtermPids(), std::vector<long long>{8790});
 }
 
+
+TEST(Incident, SpawnsSignalNamesTheProcess) {
+  // torch.multiprocessing.spawn names the child a signal killed: its index is the rank.
+  LauncherTracker t;
+  t.add(parseLine("torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGFPE", 0, 0));
+  t.add(parseLine("Exception: process 1 terminated with signal SIGSEGV", 0, 1));
+  ASSERT_EQ(t.failures().size(), 2u);
+  EXPECT_EQ(t.failures()[0].rank, 3);
+  EXPECT_EQ(t.failures()[0].signal, "SIGFPE");
+  EXPECT_EQ(*t.failures()[0].exitCode, -8);
+  EXPECT_EQ(t.failures()[1].rank, 1);
+  EXPECT_EQ(*t.failures()[1].exitCode, -11);
+  // An exit code follows the child's own traceback, which says more; prose and other wordings are not read.
+  LauncherTracker other;
+  for (const char* l : {"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 1",
+                        "the process 2 terminated with signal SIGKILL, said the operator",
+                        "-- Process 0 terminated with the following error:"})
+    other.add(parseLine(l, 0, 0));
+  EXPECT_TRUE(other.failures().empty());
+  EXPECT_TRUE(LauncherTracker::concerns("ProcessExitedException: process 3 terminated with signal SIGFPE"));
+}
+
 }  // namespace
 }  // namespace denpex::core
