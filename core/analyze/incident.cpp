@@ -20,18 +20,6 @@ bool onlyCollateralBesides(const std::vector<Finding>& findings, const Finding* 
                      [&](const Finding& f) { return &f == except || f.rule->role == Role::kCollateral; });
 }
 
-// The name of the signal behind a negative exit code, as the launcher reports it.
-std::string signalName(int exitCode) {
-  switch (-exitCode) {
-    case 9: return "SIGKILL";
-    case 6: return "SIGABRT";
-    case 11: return "SIGSEGV";
-    case 7: return "SIGBUS";
-    case 15: return "SIGTERM";
-    default: return "signal " + std::to_string(-exitCode);
-  }
-}
-
 struct Event {
   int rank;
   size_t finding;
@@ -132,7 +120,7 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
       bool killed = lf.exitCode && *lf.exitCode < 0 && *lf.exitCode != -15 && !(lf.pid && stopped.count(*lf.pid));
       if (killed && !inc.initiatingRank) {
         inc.initiatingRank = lf.rank;
-        inc.initiatingReason = "killed by " + (lf.signal.empty() ? signalName(*lf.exitCode) : lf.signal) +
+        inc.initiatingReason = "killed by " + (lf.signal.empty() ? signalName(-*lf.exitCode) : lf.signal) +
                                " (exit code " + std::to_string(*lf.exitCode) + "), which the launcher did not send";
       }
     }
@@ -259,7 +247,7 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
     for (const auto& [rank, lf] : launched) {
       if (lf->exitCode && *lf->exitCode < 0 && !(lf->pid && sigterm.count(*lf->pid)) && *lf->exitCode != -15) {
         inc.initiatingRank = rank;
-        inc.initiatingReason = "killed by " + (lf->signal.empty() ? signalName(*lf->exitCode) : lf->signal) +
+        inc.initiatingReason = "killed by " + (lf->signal.empty() ? signalName(-*lf->exitCode) : lf->signal) +
                                ", which the launcher did not send";
         break;
       }

@@ -52,6 +52,24 @@ void addAll(std::vector<int>& to, const std::vector<int>& from) {
 
 }  // namespace
 
+namespace {
+constexpr std::pair<std::string_view, int> kSignals[] = {{"SIGHUP", 1},  {"SIGINT", 2},  {"SIGQUIT", 3}, {"SIGILL", 4},
+                                                         {"SIGABRT", 6}, {"SIGBUS", 7},  {"SIGFPE", 8},  {"SIGKILL", 9},
+                                                         {"SIGSEGV", 11}, {"SIGPIPE", 13}, {"SIGTERM", 15}};
+}  // namespace
+
+std::optional<int> signalNumber(std::string_view name) {
+  for (const auto& [n, number] : kSignals)
+    if (n == name) return number;
+  return std::nullopt;
+}
+
+std::string signalName(int number) {
+  for (const auto& [n, num] : kSignals)
+    if (num == number) return std::string(n);
+  return "signal " + std::to_string(number);
+}
+
 std::vector<int> LauncherTracker::desyncLagging() const {
   if (!desyncDidNotJoin_.empty()) return desyncDidNotJoin_;
   if (!desyncDidNotFinish_.empty()) return desyncDidNotFinish_;
@@ -116,11 +134,7 @@ void LauncherTracker::add(const ParsedLine& line) {
         size_t end = 7;
         while (end < after.size() && text::isAlpha(after[end])) ++end;
         f.signal = std::string(after.substr(7, end - 7));
-        static const std::pair<std::string_view, int> kNumbers[] = {{"SIGHUP", 1}, {"SIGINT", 2}, {"SIGQUIT", 3}, {"SIGILL", 4},
-                                                                    {"SIGABRT", 6}, {"SIGBUS", 7}, {"SIGFPE", 8}, {"SIGKILL", 9},
-                                                                    {"SIGSEGV", 11}, {"SIGTERM", 15}};
-        for (const auto& [name, number] : kNumbers)
-          if (f.signal == name) f.exitCode = -number;
+        if (auto number = signalNumber(f.signal)) f.exitCode = -*number;
       }
       // Only a signal says something the child's own lines cannot: an exit code follows the
       // child's traceback, which names the failure already.

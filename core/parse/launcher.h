@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/parse/log_line.h"
@@ -28,6 +29,12 @@ struct LauncherFailure {
   uint32_t source = 0;
   uint64_t line = 0;
 };
+
+// POSIX signal names and numbers as launchers print them ("SIGSEGV", 11; exit code -11): one table
+// for reading a name (mp.spawn's "terminated with signal SIGSEGV") and for naming a negative
+// exit code (torchrun's "exitcode: -11").
+std::optional<int> signalNumber(std::string_view name);
+std::string signalName(int number);  // "SIGSEGV" for 11; "signal 42" for a number not in the table
 
 // Reads the launcher's own lines: torchrun's summary block, "Sending process N closing signal
 // SIGTERM", the agent's "failed (exitcode: -9) local_rank: 2 (pid: 1236) of binary: ...".

@@ -520,6 +520,10 @@ TEST(Incident, SpawnsSignalNamesTheProcess) {
     other.add(parseLine(l, 0, 0));
   EXPECT_TRUE(other.failures().empty());
   EXPECT_TRUE(LauncherTracker::concerns("ProcessExitedException: process 3 terminated with signal SIGFPE"));
+  EXPECT_EQ(signalName(8), "SIGFPE");
+  EXPECT_EQ(signalName(42), "signal 42");
+  EXPECT_EQ(signalNumber("SIGSEGV"), 11);
+  EXPECT_FALSE(signalNumber("SIGNOPE"));
 }
 
 }  // namespace
