@@ -55,6 +55,21 @@ std::optional<size_t> rootCauseOf(const std::vector<Finding>& findings, size_t s
   return std::nullopt;
 }
 
+// The note for a torchrun summary whose "Root Cause" is another rank than the one that failed
+// first: that rank's failure followed the first one's, or (the same failure on each rank, such
+// as two ranks on one GPU) was its own but came later in the log.
+std::string launcherDisagreement(const Incident& inc) {
+  const std::string named = std::to_string(*inc.launcherRootCause);
+  const std::string first = std::to_string(*inc.initiatingRank);
+  auto it = std::find_if(inc.ranks.begin(), inc.ranks.end(), [&](const RankRole& r) { return r.rank == *inc.launcherRootCause; });
+  std::string note = "torchrun's summary names rank " + named + " as the first observed failure, but ";
+  if (it != inc.ranks.end() && it->role == "independent")
+    return note + "rank " + named + " failed on its own, and the log shows rank " + first +
+           "'s failure first (torchrun orders failures by whole-second timestamps)";
+  return note + "rank " + named + "'s failure followed from rank " + first +
+         " (torchrun orders failures by whole-second timestamps and knows nothing of collateral failures)";
+}
+
 }  // namespace
 
 Incident buildIncident(const std::vector<Finding>& findings, const LauncherTracker& launcher, const std::set<int>& ranksSeen) {
@@ -212,10 +227,7 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
     for (const auto& lf : launcher.failures())
       if (lf.rootCause && !inc.launcherRootCause) inc.launcherRootCause = lf.rank;
     if (inc.launcherRootCause && inc.initiatingRank && *inc.launcherRootCause != *inc.initiatingRank)
-      inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
-                         " as the first observed failure, but rank " + std::to_string(*inc.launcherRootCause) +
-                         "'s failure followed from rank " + std::to_string(*inc.initiatingRank) +
-                         " (torchrun orders failures by whole-second timestamps and knows nothing of collateral failures)";
+      inc.launcherNote = launcherDisagreement(inc);
     else if (inc.launcherRootCause && !inc.initiatingRank && earliest)
       inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
                          " as the first observed failure; it picks by whole-second timestamps, so with an unprefixed log it cannot be confirmed";
@@ -385,12 +397,8 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
       inc.collateralFindings[i] = "follows from rank " + std::to_string(*inc.initiatingRank) + "'s failure";
   }
 
-  if (inc.launcherRootCause && inc.initiatingRank && *inc.launcherRootCause != *inc.initiatingRank) {
-    inc.launcherNote = "torchrun's summary names rank " + std::to_string(*inc.launcherRootCause) +
-                       " as the first observed failure, but rank " + std::to_string(*inc.launcherRootCause) +
-                       "'s failure followed from rank " + std::to_string(*inc.initiatingRank) +
-                       " (torchrun orders failures by whole-second timestamps and knows nothing of collateral failures)";
-  }
+  if (inc.launcherRootCause && inc.initiatingRank && *inc.launcherRootCause != *inc.initiatingRank)
+    inc.launcherNote = launcherDisagreement(inc);
   return inc;
 }
 
