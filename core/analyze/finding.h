@@ -29,6 +29,12 @@ struct Evidence {
   bool timeFromEarlierLine = false;
 };
 
+// A span of a source file: 0-based line, byte columns.
+struct SourceSpan {
+  uint64_t line = 0;
+  uint32_t begin = 0, end = 0;
+};
+
 struct Finding {
   std::shared_ptr<const Rule> rule;
   std::vector<Evidence> evidence;  // evidence[0] is where the finding is shown; never empty
@@ -43,6 +49,9 @@ struct Finding {
   int count = 1;                // how many times the same failure was seen
   double confidence = 1.0;      // share of the evidence signals seen, alternatives to the wording seen left out
   std::map<int, Evidence> rankEvidence;  // each rank's first line of this failure
+  // Checks on a script: where it casts the trained parameters to float16, in the file userFrame
+  // names (an edit may undo the cast there). Never set for a log.
+  std::optional<SourceSpan> float16Cast;
 };
 
 // The finding's name in one line: the rule's title, or for the fallback the exception itself.

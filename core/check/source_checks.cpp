@@ -148,6 +148,7 @@ void gradScalerOverFloat16(const Script& script, const RuleSet& rules, std::vect
     f.observed.push_back(how);
     f.observed.push_back(foreseenFailure(*rule));
     f.userFrame = frameAt(path, source, f.evidence.front().line);
+    f.float16Cast = SourceSpan{cast.line, static_cast<uint32_t>(cast.begin), static_cast<uint32_t>(cast.end)};
     out.push_back(std::move(f));
   };
   // torch's GradScaler, with an optimizer over X.parameters() where X is cast to float16.

@@ -26,5 +26,9 @@ std::string formatTitle(const EditSpec& spec, const std::string& target, std::st
 // One plan per edit kind; both are pure.
 FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const PythonCall& call);
 std::optional<FixPlan> planJson(const EditSpec& spec, const SourceFile& file);
+// Removes the float16 cast at `cast` (a `denpex check` finding's) where the file runs under
+// autocast or a Trainer's fp16; otherwise a plan that says why it is not removed. Nothing for a
+// `torch_dtype=` argument, which a python-keyword edit changes.
+std::optional<FixPlan> planDropFloat16Cast(const EditSpec& spec, const SourceFile& file, const SourceSpan& cast);
 
 }  // namespace denpex::core::fix_detail

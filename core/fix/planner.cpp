@@ -87,6 +87,7 @@ void planPython(const EditSpec& spec, const SourceFile& file, std::vector<FixPla
 }
 
 void planFile(const EditSpec& spec, const SourceFile& file, std::vector<FixPlan>& out) {
+  if (spec.kind == EditSpec::Kind::kPythonDropFloat16Cast) return;  // only where the check found the cast
   if (spec.kind == EditSpec::Kind::kPythonKeyword) {
     if (endsWith(file.path, ".py")) planPython(spec, file, out);
   } else if (endsWith(file.path, ".json")) {
@@ -111,7 +112,18 @@ std::vector<FixPlan> planFixes(const Finding& finding, SourceProvider& sources) 
       plan.reason = opened.problem.empty() ? "the file the traceback names was not found" : opened.problem;
       out.push_back(std::move(plan));
     } else {
-      for (const auto& spec : specs) planFile(spec, *opened.file, out);
+      // The cast a check found, undone where that is the whole fix; then no other edit is offered.
+      bool castUndone = false;
+      for (const auto& spec : specs) {
+        if (spec.kind != EditSpec::Kind::kPythonDropFloat16Cast || !finding.float16Cast || !endsWith(opened.file->path, ".py"))
+          continue;
+        if (auto plan = fix_detail::planDropFloat16Cast(spec, *opened.file, *finding.float16Cast)) {
+          castUndone = castUndone || plan->applicable;
+          out.push_back(std::move(*plan));
+        }
+      }
+      if (!castUndone)
+        for (const auto& spec : specs) planFile(spec, *opened.file, out);
       if (out.empty()) {
         // Say what was looked for, so the user knows the fix exists and where it would go.
         std::string wanted;

@@ -1,4 +1,7 @@
-// Python keyword edits: set `keyword=value` in a call, keeping the call's own layout.
+// Python edits: set `keyword=value` in a call, keeping the call's own layout; remove a float16
+// cast of the trained weights.
+#include <re2/re2.h>
+
 #include <algorithm>
 
 #include "core/base/text.h"
@@ -103,6 +106,72 @@ FixPlan planPythonCall(const EditSpec& spec, const SourceFile& file, const Pytho
     } else {
       plan.edits.push_back({last.end, last.end, ", " + kw});
     }
+  }
+  plan.applicable = true;
+  return plan;
+}
+
+std::optional<FixPlan> planDropFloat16Cast(const EditSpec& spec, const SourceFile& file, const SourceSpan& cast) {
+  FixPlan plan;
+  const std::string& s = file.text;
+  plan.path = file.path;
+  plan.line = static_cast<int>(cast.line) + 1;
+  plan.originalText = s;
+  plan.version = file.version;
+  plan.outside = file.outside;
+  const std::string where = baseName(file.path) + ":" + std::to_string(plan.line);
+  plan.title = "Keep " + editSetting(spec) + " and let autocast compute in float16: remove the float16 cast (" + where + ")";
+  // The line the check saw, found again in this text (the editor's buffer may have moved on).
+  size_t begin = 0;
+  for (uint64_t l = 0; l < cast.line && begin != std::string::npos; ++l) {
+    begin = s.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (begin == std::string::npos || begin > s.size()) {
+    plan.reason = "line " + std::to_string(plan.line) + " is no longer in " + baseName(file.path);
+    return plan;
+  }
+  size_t end = lineEnd(s, begin);
+  std::string_view line = std::string_view(s).substr(begin, end - begin);
+  if (cast.end > line.size() || cast.begin >= cast.end) {
+    plan.reason = "line " + std::to_string(plan.line) + " of " + baseName(file.path) + " changed since it was checked";
+    return plan;
+  }
+  std::string_view segment = line.substr(cast.begin, cast.end - cast.begin);
+  if (segment.find("torch_dtype") != std::string_view::npos) return std::nullopt;
+  // Without autocast (or a Trainer's fp16=True, which is autocast) the float16 compute goes with
+  // the cast: the run would train in float32, slower and larger, a choice for the user to make.
+  static const RE2& autocast = *new RE2(R"((?m)^[^#\n]*(?:\bautocast\s*\(|\bfp16\s*=\s*True\b))");
+  if (!RE2::PartialMatch(s, autocast)) {
+    plan.reason = "no autocast in " + baseName(file.path) + ": without the cast it would train in float32; run the forward "
+                  "pass under torch.autocast(\"cuda\", dtype=torch.float16) and remove the cast, or train in bfloat16";
+    return plan;
+  }
+  static const RE2& half = *new RE2(R"((\s*\.\s*half\s*\(\s*\)))");
+  static const RE2& to = *new RE2(R"((\s*\.\s*to\s*\(\s*(?:dtype\s*=\s*)?torch\s*\.\s*(?:float16|half)\s*\)))");
+  // The check's span may stop inside the cast (`.to(torch.float16` before its parenthesis): the
+  // cast is looked for from the span's start to the end of the line, and must start in the span.
+  std::string_view tail = line.substr(cast.begin);
+  re2::StringPiece found;
+  bool matched = RE2::PartialMatch(tail, half, &found) || RE2::PartialMatch(tail, to, &found);
+  if (!matched || static_cast<size_t>(found.data() - tail.data()) >= segment.size()) {
+    plan.reason = "the float16 cast at " + where + " is not a plain .half() or .to(torch.float16): remove float16 from it by hand";
+    return plan;
+  }
+  const size_t from = begin + cast.begin + static_cast<size_t>(found.data() - tail.data());
+  const size_t to_ = from + found.size();
+  // `model.half()` or `model = model.half()` alone on its line: without the cast the line does
+  // nothing, so it goes whole.
+  static const RE2& alone = *new RE2(R"(^\s*([A-Za-z_][\w.]*)\s*(?:=\s*([A-Za-z_][\w.]*)\s*)?$)");
+  std::string rest = std::string(line.substr(0, from - begin)) + std::string(line.substr(to_ - begin));
+  std::string lhs, rhs;
+  size_t hash = rest.find('#');
+  std::string code = hash == std::string::npos ? rest : rest.substr(0, hash);
+  if (RE2::FullMatch(code, alone, &lhs, &rhs) && (rhs.empty() || rhs == lhs)) {
+    size_t next = end < s.size() ? end + 1 : end;
+    plan.edits.push_back({begin, next, ""});
+  } else {
+    plan.edits.push_back({from, to_, ""});
   }
   plan.applicable = true;
   return plan;

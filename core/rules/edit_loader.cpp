@@ -150,8 +150,18 @@ EditSpec loadEdit(const YAML::Node& node, const std::string& file, std::vector<R
     loadOnlyIfPresent(node, e);
     if (node["callees"] || node["keyword"] || node["position"])
       throw LoadError{e.line, "'callees', 'keyword' and 'position' belong to python-keyword edits"};
+  } else if (kind == "python-drop-float16-cast") {
+    e.kind = EditSpec::Kind::kPythonDropFloat16Cast;
+    for (const char* key : {"callees", "keyword", "position", "path", "when_path", "when_match", "type", "value", "range",
+                            "min_safe", "only_if_present"})
+      if (node[key])
+        throw LoadError{lineOf(node[key]), std::string("a python-drop-float16-cast edit takes no '") + key +
+                                               "': it removes the float16 cast the check found"};
+    if (node["title"])
+      warnings.push_back({file, lineOf(node["title"]), "an edit's 'title' is ignored: a fix's title is written from what it sets"});
+    return e;
   } else {
-    throw LoadError{e.line, "edit kind must be 'python-keyword' or 'json-key', not '" + kind + "'"};
+    throw LoadError{e.line, "edit kind must be 'python-keyword', 'json-key' or 'python-drop-float16-cast', not '" + kind + "'"};
   }
   loadEditValue(node, e);
   if (node["title"])

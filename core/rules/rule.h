@@ -78,7 +78,11 @@ struct Reference {
 // file cannot make a fix say one thing and write another. Each kind is idempotent: it produces
 // no edit when the value already present is safe.
 struct EditSpec {
-  enum class Kind { kPythonKeyword, kJsonKey };
+  // kPythonDropFloat16Cast: remove the `.half()` (or `.to(torch.float16)`) with which a
+  // `denpex check` finding saw the script cast its trained parameters, where the script runs its
+  // forward pass under autocast (which then computes in float16 over float32 weights). It has no
+  // value; only findings that know the cast's place get it (never a log's).
+  enum class Kind { kPythonKeyword, kJsonKey, kPythonDropFloat16Cast };
   enum class ValueType { kFloat, kInt, kBool, kString };
   Kind kind = Kind::kPythonKeyword;
   int line = 0;

@@ -50,6 +50,7 @@ std::string editValueText(const EditSpec& spec, EditSpec::Kind in) {
 }
 
 std::string editSetting(const EditSpec& spec) {
+  if (spec.kind == EditSpec::Kind::kPythonDropFloat16Cast) return "float32 weights";
   if (spec.kind == EditSpec::Kind::kPythonKeyword) return spec.keyword + "=" + editValueText(spec, spec.kind);
   return spec.path + "=" + editValueText(spec, spec.kind);
 }

@@ -348,15 +348,21 @@ TEST_F(ScratchProject, CheckFindsTheSeedConfigurationBeforeTheRunAndFixesIt) {
   EXPECT_TRUE(contains(readAll(dir_ / "sft.py"), "    torch_dtype=\"float32\",\n")) << readAll(dir_ / "sft.py");
   EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "sft.py").string()), 0);
   EXPECT_EQ(denpex({"check", "sft.py"}, dir_).code, 0);
-  // A model cast with .half() gets the explanation and no edit: the fix is a choice there.
+  // A model cast with .half(): the fix drops the cast, the same float32 weights the dtype edit
+  // gives (fp16=True is autocast).
   writeAll(dir_ / "half.py", "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
                              "model = AutoModelForCausalLM.from_pretrained('gpt2').half()\n"
                              "args = TrainingArguments(output_dir='out', fp16=True)\nTrainer(model=model, args=args).train()\n");
   auto hj = nlohmann::json::parse(denpex({"check", "--format", "json", "half.py"}, dir_).out);
   ASSERT_EQ(hj["findings"].size(), 1u);
   ASSERT_EQ(hj["findings"][0]["edits"].size(), 1u) << hj.dump(2);
-  EXPECT_FALSE(hj["findings"][0]["edits"][0]["applicable"]);
-  EXPECT_EQ(hj["findings"][0]["edits"][0]["reason"], "AutoModelForCausalLM.from_pretrained(...) has no torch_dtype to change");
+  EXPECT_TRUE(hj["findings"][0]["edits"][0]["applicable"]);
+  EXPECT_EQ(hj["findings"][0]["edits"][0]["title"],
+            "Keep float32 weights and let autocast compute in float16: remove the float16 cast (half.py:3)");
+  Result halfFixed = denpex({"check", "--apply", "half.py"}, dir_);
+  EXPECT_TRUE(contains(halfFixed.err, "applied 1 edit to half.py")) << halfFixed.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "half.py"), "model = AutoModelForCausalLM.from_pretrained('gpt2')\n")) << readAll(dir_ / "half.py");
+  EXPECT_EQ(denpex({"check", "half.py"}, dir_).code, 0);
 
   Result none = denpex({"check", "no/such.py"});
   EXPECT_EQ(none.code, 2);

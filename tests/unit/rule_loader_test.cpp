@@ -234,6 +234,10 @@ TEST(RuleLoader, AnEditsNamesAreNamesNotCode) {
   EXPECT_EQ(one("  - kind: json-key\n    path: 'a.\"b'\n" + value), "path 'a.\"b' must be dotted keys of letters, digits, '_' and '-'");
   EXPECT_EQ(one("  - kind: json-key\n    path: a.b\n    keyword: eps\n" + value),
             "'callees', 'keyword' and 'position' belong to python-keyword edits");
+  EXPECT_EQ(one("  - kind: python-drop-float16-cast\n"), "");
+  EXPECT_EQ(one("  - kind: python-drop-float16-cast\n    keyword: eps\n"),
+            "a python-drop-float16-cast edit takes no 'keyword': it removes the float16 cast the check found");
+  EXPECT_EQ(one("  - kind: python-code\n" + value), "edit kind must be 'python-keyword', 'json-key' or 'python-drop-float16-cast', not 'python-code'");
 }
 
 TEST(RuleLoader, AnEditTitleIsIgnoredWithAWarning) {

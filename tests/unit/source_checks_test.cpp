@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/fix/planner.h"
+
 namespace denpex::core {
 namespace {
 
@@ -119,6 +121,71 @@ TEST_F(SourceChecks, AGradScalerOverFloat16ParametersIsFlaggedOnTheScaler) {
   EXPECT_EQ(trainer[0].rule->id, "grad-scaler-fp16-params");
   EXPECT_EQ(trainer[0].evidence[0].line, 4u);  // Trainer(...)
   EXPECT_EQ(trainer[0].evidence[1].line, 2u);  // from_pretrained(..., torch_dtype=torch.float16)
+}
+
+// Check 2's quick fix: the cast the check found goes, where autocast (or a Trainer's fp16=True)
+// keeps the compute in float16; without either, the plan says why nothing is removed.
+class OneScript : public SourceProvider {
+ public:
+  std::string text;
+  OpenedSource open(const std::string& path) override { return {SourceFile{path, text, std::nullopt}, {}}; }
+};
+
+TEST_F(SourceChecks, TheGradScalerFixRemovesTheFloat16CastWhereAutocastComputesInFloat16) {
+  auto fixedText = [&](const std::string& text, std::string* title = nullptr, std::string* reason = nullptr) {
+    auto found = check(text);
+    EXPECT_EQ(found.size(), 1u) << text;
+    if (found.empty()) return text;
+    EXPECT_EQ(found[0].rule->id, "grad-scaler-fp16-params");
+    OneScript src;
+    src.text = text;
+    auto plans = planFixes(found[0], src);
+    EXPECT_EQ(plans.size(), 1u) << text;
+    if (plans.empty()) return text;
+    if (title) *title = plans[0].title;
+    if (reason) *reason = plans[0].reason;
+    return plans[0].applicable ? applyEdits(text, plans[0].edits) : text;
+  };
+  const std::string opt = "opt = torch.optim.AdamW(model.parameters(), lr=1e-3)\nscaler = torch.cuda.amp.GradScaler()\n";
+  const std::string loop = "with torch.autocast('cuda', dtype=torch.float16):\n    loss = model(x).sum()\n";
+  std::string title;
+  EXPECT_EQ(fixedText(kImports + "model = nn.Linear(4, 4).cuda().half()\n" + opt + loop, &title),
+            kImports + "model = nn.Linear(4, 4).cuda()\n" + opt + loop);
+  EXPECT_EQ(title, "Keep float32 weights and let autocast compute in float16: remove the float16 cast (train.py:3)");
+  EXPECT_EQ(fixedText(kImports + "model = Net().half().cuda()\n" + opt + loop), kImports + "model = Net().cuda()\n" + opt + loop);
+  EXPECT_EQ(fixedText(kImports + "model = Net().to(torch.float16)  # fp16\n" + opt + loop),
+            kImports + "model = Net()  # fp16\n" + opt + loop);
+  // A cast alone on its line goes with its line.
+  EXPECT_EQ(fixedText(kImports + "model = Net()\nmodel.half()\n" + opt + loop), kImports + "model = Net()\n" + opt + loop);
+  EXPECT_EQ(fixedText(kImports + "model = Net()\nmodel = model.half()\n" + opt + loop), kImports + "model = Net()\n" + opt + loop);
+  // Without autocast the run would train in float32: said, not done.
+  std::string reason;
+  const std::string noAutocast = kImports + "model = Net().half()\n" + opt + "loss = model(x).sum()\n";
+  EXPECT_EQ(fixedText(noAutocast, nullptr, &reason), noAutocast);
+  EXPECT_EQ(reason, "no autocast in train.py: without the cast it would train in float32; run the forward pass under "
+                    "torch.autocast(\"cuda\", dtype=torch.float16) and remove the cast, or train in bfloat16");
+  // A cast that also moves the model is left to the user.
+  const std::string both = kImports + "model = Net()\nmodel.to(device, dtype=torch.float16)\n" + opt + loop;
+  EXPECT_EQ(fixedText(both, nullptr, &reason), both);
+  EXPECT_EQ(reason, "the float16 cast at train.py:4 is not a plain .half() or .to(torch.float16): remove float16 from it by hand");
+  // A Trainer with fp16=True over a model loaded in float16: the torch_dtype keyword edit, not this one.
+  std::string trainer = "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                        "model = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype=torch.float16)\n"
+                        "args = TrainingArguments(output_dir='out', fp16=True)\n"
+                        "trainer = Trainer(model=model, args=args, train_dataset=ds)\n";
+  std::string fixedTrainer = trainer;
+  fixedTrainer.replace(fixedTrainer.find("torch.float16"), 13, "\"float32\"");
+  EXPECT_EQ(fixedText(trainer), fixedTrainer);
+  // The same Trainer over a model cast with .half(): fp16=True is autocast, so the cast goes.
+  std::string halfTrainer = "import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n"
+                            "model = AutoModelForCausalLM.from_pretrained('gpt2').half()\n"
+                            "args = TrainingArguments(output_dir='out', fp16=True)\n"
+                            "trainer = Trainer(model=model, args=args, train_dataset=ds)\n";
+  std::string fixedHalf = halfTrainer;
+  fixedHalf.erase(fixedHalf.find(".half()"), 7);
+  EXPECT_EQ(fixedText(halfTrainer), fixedHalf);
+  // The fixed scripts are checked clean.
+  EXPECT_TRUE(check(kImports + "model = nn.Linear(4, 4).cuda()\n" + opt + loop).empty());
 }
 
 // The seed failure through the Trainer: a float16 model, no mixed precision, AdamW with the
