@@ -505,6 +505,7 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
                        "tests/check_corpus/positives/flash_attention_trainer_without_mixed_precision.py:7 flash-attention-dtype",
                        "tests/check_corpus/positives/fp16_load_trainer_fp16.py:9 grad-scaler-fp16-params",
                        "tests/check_corpus/positives/fp16_reward_model_trainer.py:8 adamw-eps-fp16-underflow",
+                       "tests/check_corpus/positives/half_model_adamw_default_eps.py:34 adamw-eps-fp16-underflow",
                        "tests/check_corpus/positives/half_model_grad_scaler.py:9 grad-scaler-fp16-params",
                        "tests/check_corpus/positives/half_model_trainer_default_eps.py:18 adamw-eps-fp16-underflow",
                        "tests/check_corpus/positives/lightning_unused_head.py:32 ddp-unused-parameters",
@@ -568,6 +569,11 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   EXPECT_EQ(ds095.code, 1) << ds095.err;
   EXPECT_TRUE(contains(ds095.out, "zero_hpz_partition_size came with DeepSpeed 0.10.0; the machine's is 0.9.5")) << ds095.out;
   EXPECT_EQ(denpex({"check", zeropp}, kSource).code, 0);
+  // A real machine's probe (recorded on an H200 node by examples/recording/gpu/record.py): bf16,
+  // the workers' /dev/shm, the driver and torch's kernels all fit, and so does the working corpus.
+  const std::string h200 = "tests/check_corpus/probes/h200-node-recorded.json";
+  EXPECT_EQ(denpex({"check", "--probe", h200, mixed}, kSource).code, 0);
+  EXPECT_EQ(denpex({"check", "--probe", h200, "tests/check_corpus/working"}, kSource).code, 0);
   // The working corpus fits an A100 node: nothing, with the probe as without.
   Result onA100 = denpex({"check", "--probe", "tests/check_corpus/probes/a100-node.json", "tests/check_corpus/working"}, kSource);
   EXPECT_EQ(onA100.code, 0) << onA100.out;
@@ -590,6 +596,30 @@ TEST_F(ScratchProject, CheckCorpusWorkingScriptsAreQuietAndThreadConfigurationsA
   Result after = denpex({"diagnose", "tests/check_corpus/positives/recorded/ddp_unused_head.after.log"}, kSource);
   EXPECT_EQ(after.code, 0) << after.out;
   EXPECT_TRUE(contains(readAll(kSource / "tests/check_corpus/positives/recorded/ddp_unused_head.after.log"), "step 5 | loss"));
+
+  // The seed positive, run on a GPU (examples/recording/gpu/record.py, an H200 with torch 2.11):
+  // the loss is NaN at step 2; the script as `check --apply` writes it today is the one that
+  // trained its 20 steps there.
+  const fs::path gpu = kSource / "examples/recording/gpu/recorded";
+  fs::copy_file(kSource / "tests/check_corpus/positives/half_model_adamw_default_eps.py", dir_ / "seed.py");
+  Result seed = denpex({"check", "--apply", "seed.py"}, dir_);
+  EXPECT_EQ(seed.code, 1) << seed.err;
+  EXPECT_EQ(readAll(dir_ / "seed.py"), readAll(gpu / "half_model_adamw_default_eps.fixed.py"));
+  EXPECT_EQ(denpex({"check", "seed.py"}, dir_).code, 0);
+  EXPECT_TRUE(contains(readAll(gpu / "half_model_adamw_default_eps.before.log"), "FloatingPointError: loss is nan at step 2"));
+  EXPECT_EQ(denpex({"diagnose", (gpu / "half_model_adamw_default_eps.after.log").string()}).code, 0);
+  EXPECT_TRUE(contains(readAll(gpu / "half_model_adamw_default_eps.after.log"), "step 20 | loss"));
+  // GradScaler over a .half() model: the failure as the GPU printed it is the rule the check
+  // names; the fix drops the cast (autocast already computes in float16), and the script
+  // compiles and is checked clean.
+  Result scaled = denpex({"diagnose", "--format", "json", (gpu / "half_model_grad_scaler.before.log").string()});
+  EXPECT_EQ(nlohmann::json::parse(scaled.out)["findings"][0]["rule"], "grad-scaler-fp16-params") << scaled.out;
+  fs::copy_file(kSource / "tests/check_corpus/positives/half_model_grad_scaler.py", dir_ / "scaled.py");
+  Result dropped = denpex({"check", "--apply", "scaled.py"}, dir_);
+  EXPECT_TRUE(contains(dropped.err, "applied 1 edit to scaled.py")) << dropped.err;
+  EXPECT_TRUE(contains(readAll(dir_ / "scaled.py"), "nn.Linear(64, 1)).cuda()\noptimizer")) << readAll(dir_ / "scaled.py");
+  EXPECT_EQ(bp::system(bp::search_path("python3"), "-m", "py_compile", (dir_ / "scaled.py").string()), 0);
+  EXPECT_EQ(denpex({"check", "scaled.py"}, dir_).code, 0);
 }
 
 // A log that names none of the user's files gets no edit, wherever look-alike calls are; the

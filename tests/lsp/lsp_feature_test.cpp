@@ -540,6 +540,7 @@ TEST_F(Workspace, EveryPositiveOfTheCheckCorpusIsFlaggedInTheEditor) {
       {"flash_attention_trainer_without_mixed_precision.py", "flash-attention-dtype"},
       {"fp16_load_trainer_fp16.py", "grad-scaler-fp16-params"},
       {"fp16_reward_model_trainer.py", "adamw-eps-fp16-underflow"},
+      {"half_model_adamw_default_eps.py", "adamw-eps-fp16-underflow"},
       {"half_model_grad_scaler.py", "grad-scaler-fp16-params"},
       {"half_model_trainer_default_eps.py", "adamw-eps-fp16-underflow"},
       {"lightning_unused_head.py", "ddp-unused-parameters"},
