@@ -139,10 +139,11 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
                                " (exit code " + std::to_string(*lf.exitCode) + "), which the launcher did not send";
       }
     }
-    if (!inc.initiatingRank && earliest && !stopped.empty()) {
+    if (!inc.initiatingRank && earliest && (!stopped.empty() || launcher.noOtherFailures())) {
       // The launcher stops every other worker as soon as one fails: when it reports one worker
       // alone as failed, with an exit code of its own (it raised), and stopped others with
-      // SIGTERM, the one failure of the log that followed from no other rank is that worker's.
+      // SIGTERM (or its summary says "<NO_OTHER_FAILURES>"), the one failure of the log that
+      // followed from no other rank is that worker's.
       std::set<int> failedRanks;
       const LauncherFailure* raised = nullptr;
       for (const auto& lf : launcher.failures()) {
@@ -153,9 +154,10 @@ Incident buildIncident(const std::vector<Finding>& findings, const LauncherTrack
       if (failedRanks.size() == 1 && raised) {
         inc.initiatingRank = raised->rank;
         inc.initiatingReason = "it is the one worker the launcher reports as failed (exit code " +
-                               std::to_string(*raised->exitCode) +
-                               "), and the launcher then stopped the others with SIGTERM; the log's failure that followed "
-                               "from no other rank is \"" + verdict(*earliest) + "\"";
+                               std::to_string(*raised->exitCode) + "), and " +
+                               (stopped.empty() ? std::string("its summary lists no other failure")
+                                                : std::string("the launcher then stopped the others with SIGTERM")) +
+                               "; the log's failure that followed from no other rank is \"" + verdict(*earliest) + "\"";
       }
     }
     if (!inc.initiatingRank && !earliest && !launcher.failures().empty()) {

@@ -164,6 +164,10 @@ void LauncherTracker::add(const ParsedLine& line) {
     return;
   }
   if (section_ == Section::kNone) return;
+  if (section_ == Section::kFailures && m == "<NO_OTHER_FAILURES>") {
+    noOtherFailures_ = true;
+    return;
+  }
   if (m.rfind("----", 0) == 0) {
     current_ = nullptr;
     return;

@@ -51,6 +51,9 @@ class LauncherTracker {
   bool isReading() const { return section_ != Section::kNone; }
   const std::vector<LauncherFailure>& failures() const { return failures_; }
   const std::vector<long long>& sigtermPids() const { return sigterm_; }
+  // The summary's "Failures:" section said "<NO_OTHER_FAILURES>": the worker under "Root Cause"
+  // is the only one that failed; the others were stopped or finished.
+  bool noOtherFailures() const { return noOtherFailures_; }
   std::optional<int> rankOfPid(long long pid) const;
 
   // What the NCCL watchdog said per rank: "last enqueued NCCL work: N, last completed NCCL
@@ -75,6 +78,7 @@ class LauncherTracker {
   enum class Section { kNone, kFailures, kRootCause } section_ = Section::kNone;
   std::vector<LauncherFailure> failures_;
   std::vector<long long> sigterm_;
+  bool noOtherFailures_ = false;
   LauncherFailure* current_ = nullptr;
 };
 

@@ -363,6 +363,20 @@ TEST_F(DiagnoserTest, TheLaunchersOneFailedWorkerIsTheRankThatFailedFirst) {
                      "2521733 closing signal SIGTERM\n");
   ASSERT_TRUE(excerpt.incident.initiatingRank);
   EXPECT_EQ(*excerpt.incident.initiatingRank, 11);
+  // Without the SIGTERM lines (a paste that starts later), the summary's "<NO_OTHER_FAILURES>"
+  // says the same: the worker under "Root Cause" is the only one that failed.
+  const std::string summary = "============================================================\ntrain.py FAILED\n"
+                              "------------------------------------------------------------\nFailures:\n  <NO_OTHER_FAILURES>\n"
+                              "------------------------------------------------------------\nRoot Cause (first observed failure):\n"
+                              "[1]:\n  time      : 2025-04-22_05:07:48\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 240)\n";
+  auto alone = run(error + summary);
+  ASSERT_TRUE(alone.incident.initiatingRank) << alone.incident.initiatingReason;
+  EXPECT_EQ(*alone.incident.initiatingRank, 1);
+  EXPECT_NE(alone.incident.initiatingReason.find("its summary lists no other failure"), std::string::npos);
+  // A summary that lists another failure leaves it open.
+  std::string others = summary;
+  others.replace(others.find("  <NO_OTHER_FAILURES>\n"), 22, "[0]:\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 239)\n");
+  EXPECT_FALSE(run(error + others).incident.initiatingRank);
 }
 
 TEST(ContinuedLines, AProgressBarIsNoContinuation) {
