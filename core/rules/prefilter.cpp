@@ -212,7 +212,7 @@ Prefilter::Prefilter(const Matcher& matcher, const std::vector<PrefilterLiteral>
 
 namespace {
 
-constexpr std::string_view kSavedMagic = "denpex-prefilter-4\n";
+constexpr std::string_view kSavedMagic = "denpex-prefilter-5\n";
 
 void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 

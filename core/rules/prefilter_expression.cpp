@@ -157,6 +157,23 @@ bool readItems(std::string_view alt, std::vector<Item>& items) {
   return true;
 }
 
+// Whether a literal run is, but for punctuation and spaces around it, one of the words that
+// most lines of a big training log carry: every metric line has "loss" and "step", NCCL's INFO
+// chatter has "rank" and "INFO", progress lines have "epoch" and "iter". Vectorscan started from
+// such a word wakes on most lines, and a pattern that begins "rank\s+\d+ = " cost the whole scan
+// more than a hundred that start from rare words did; started from " = " it costs nothing
+// measurable.
+bool chatterWord(std::string_view run) {
+  size_t b = 0, e = run.size();
+  while (b < e && !isAlnum(run[b])) ++b;
+  while (e > b && !isAlnum(run[e - 1])) --e;
+  std::string word;
+  for (size_t i = b; i < e; ++i) word.push_back(static_cast<char>(run[i] >= 'A' && run[i] <= 'Z' ? run[i] + 32 : run[i]));
+  for (std::string_view w : {"rank", "loss", "step", "info", "epoch", "iter"})
+    if (word == w) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string prefilterExpression(std::string_view pattern) {
@@ -191,8 +208,10 @@ std::string prefilterExpression(std::string_view pattern) {
     std::string_view alt = alternatives[a];
     if (a > 0) out.push_back('|');
     if (!readItems(alt, items)) return whole;
-    // The longest run of required literal characters, the first of equals.
+    // The longest run of required literal characters, the first of equals; a run that is only a
+    // word most lines of a big log carry counts as shorter than any other of three or more.
     size_t bestAt = 0, bestLength = 0;
+    bool bestRare = false;  // three or more characters and no such word
     for (size_t i = 0; i < items.size();) {
       if (!items[i].literal) {
         ++i;
@@ -200,7 +219,9 @@ std::string prefilterExpression(std::string_view pattern) {
       }
       size_t j = i;
       while (j < items.size() && items[j].literal) ++j;
-      if (j - i > bestLength) bestAt = i, bestLength = j - i;
+      const size_t length = j - i;
+      const bool rare = length >= 3 && !chatterWord(alt.substr(items[i].begin, items[j - 1].end - items[i].begin));
+      if (rare > bestRare || (rare == bestRare && length > bestLength)) bestAt = i, bestLength = length, bestRare = rare;
       i = j;
     }
     if (bestLength >= 3 && bestAt > 0) out.append(alt.substr(items[bestAt].begin));

@@ -180,6 +180,13 @@ TEST(PrefilterExpression, DropsWhatComesBeforeTheLongestLiteralRun) {
   // Flags at the start stay in front of every alternative.
   EXPECT_EQ(core::prefilterExpression(R"((?i)(?:^|[\s,])['"]?loss(?:es)?\s*[:=]\s*(?P<v>\d{8,}))"),
             R"((?i)loss(?:es)?\s*[:=]\s*(?P<v>\d{8,}))");
+  // A run that is only a word most log lines carry gives way to any other of three or more, but
+  // is taken when there is none.
+  EXPECT_EQ(core::prefilterExpression(R"(^rank\s+\d+ = (?:nan|inf)\s*$)"), R"( = (?:nan|inf)\s*$)");
+  EXPECT_EQ(core::prefilterExpression(R"(\[ INFO \]: \S+ failed)"), R"( failed)");
+  EXPECT_EQ(core::prefilterExpression(R"(\d+ Loss: \d+)"), R"( Loss: \d+)");
+  EXPECT_EQ(core::prefilterExpression(R"(\d loss \d ab)"), R"( ab)");
+  EXPECT_EQ(core::prefilterExpression(R"(\d loss \d a)"), R"( loss \d a)");
   // A run that is already first, or shorter than three characters, leaves the alternative whole.
   EXPECT_EQ(core::prefilterExpression("Traceback \\(most"), "Traceback \\(most");
   EXPECT_EQ(core::prefilterExpression(R"(\d+ab)"), R"(\d+ab)");
