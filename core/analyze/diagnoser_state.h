@@ -176,10 +176,10 @@ struct Diagnoser::State {
     }
     if (s.lossScale && std::isfinite(*s.lossScale)) {
       double v = *s.lossScale;
-      if (!m.firstScale) fillOptional(m.firstScale, v);
-      if (m.lastScale && v < m.lastScale->value) ++m.scaleDecreases;
+      if (!m.firstScale) m.firstScale = v;
+      if (m.lastScale && v < *m.lastScale) ++m.scaleDecreases;
       if (!m.minScale || v < m.minScale->value) fillOptional(m.minScale, v);
-      fillOptional(m.lastScale, v);
+      m.lastScale = v;
     }
   }
 

@@ -139,7 +139,7 @@ SignalValue evalMetric(const Signal& sig, const Metrics& m) {
       out.value = true;
       out.evidence.push_back(sampleEvidence(*m.minScale, sig.name));
       out.step = m.minScale->step;
-      out.observed = "loss scale fell from " + formatNumber(m.firstScale->value) + " to " +
+      out.observed = "loss scale fell from " + formatNumber(*m.firstScale) + " to " +
                      formatNumber(m.minScale->value) + " (" + std::to_string(m.scaleDecreases) +
                      " reductions) by step " + std::to_string(m.minScale->step);
       break;

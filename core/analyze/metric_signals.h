@@ -41,8 +41,10 @@ struct Metrics {
   // Grad-norm samples before the loss turned non-finite; made on the first one (an empty deque
   // still allocates, and a big job has thousands of ranks that never print a grad norm).
   std::optional<std::deque<Sample>> gradWindow;
-  std::optional<Sample> lastScale;
-  std::optional<Sample> firstScale;
+  // The loss scale's first and last values (only the lowest one is ever shown as evidence: the
+  // others keep no line, which spared a copy of every loss-scale line).
+  std::optional<double> firstScale;
+  std::optional<double> lastScale;
   std::optional<Sample> minScale;
   int scaleDecreases = 0;
 };
