@@ -81,11 +81,12 @@ ms() {
   shift
   for ((i = 0; i < n; i++)); do
     local t0 t1
-    t0=$(date +%s%N)
+    t0=$EPOCHREALTIME
     "$@" > /dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    echo $(((t1 - t0) / 1000))
-  done | sort -n | head -1 | awk '{printf "%.1f", $1 / 1000}'
+    t1=$EPOCHREALTIME
+    seconds "$t0" "$t1"
+    echo
+  done | sort -n | head -1 | awk '{printf "%.1f", $1 * 1000}'
 }
 ratio() { [[ $1 != - && $2 != - ]] || { echo -; return; }; awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / (b > 0 ? b : 0.001)}'; }
 
