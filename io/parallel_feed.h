@@ -20,9 +20,10 @@
 namespace denpex::io {
 
 // The prefilter for a rule set, got the cheapest way there is: the one the build saved, when the
-// rules are the shipped ones (it loads in milliseconds); otherwise, if asked, one compiled on a
-// thread of its own (a few hundred milliseconds of a core), blocks read meanwhile being matched
-// with RE2::Set: the same answers, only slower. `matcher` must outlive it.
+// rules are the shipped ones (it loads in milliseconds); otherwise the one cached on disk for
+// these rules (read before the first block, also in milliseconds); otherwise, if asked, one
+// compiled on a thread of its own (a few hundred milliseconds of a core), blocks read meanwhile
+// being matched with RE2::Set: the same answers, only slower. `matcher` must outlive it.
 // The input size from which compiling a prefilter for rules of one's own pays: scanning with it
 // saves the compile time every few tens of megabytes.
 constexpr uintmax_t kCompilePrefilterFrom = uintmax_t{16} << 20;
@@ -33,8 +34,9 @@ class LazyPrefilter {
   ~LazyPrefilter();  // waits for a compilation under way
   LazyPrefilter(const LazyPrefilter&) = delete;
   LazyPrefilter& operator=(const LazyPrefilter&) = delete;
-  // Starts compiling when nothing was saved for these rules; once. The compiled prefilter is
-  // read from, or written to, the cache on disk (prefilter_cache.h).
+  // Reads the prefilter cached on disk for these rules (prefilter_cache.h) when nothing was
+  // saved for them in the build; when none is cached either, starts compiling one on a thread,
+  // which writes it to the cache. Once.
   void compile();
   // Takes the one cached on disk for these rules, if there is one (milliseconds; never compiles).
   void loadCached();

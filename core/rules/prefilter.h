@@ -37,7 +37,9 @@ struct PrefilterLiteral {
 // of them ends. Each top-level alternative loses the items before its longest run of plain
 // literal characters (at least three): ": \d+ Killed\s" becomes " Killed\s". Vectorscan then
 // starts from the rare word rather than from a common prefix (": " and a digit are on most log
-// lines), which was most of the scan's cost. A pattern it cannot read safely (mid-pattern flags,
+// lines), which was most of the scan's cost. A run that is only a word most lines of a big log
+// carry (rank, loss, step, info, epoch, iter) gives way to any other run of three or more:
+// "^rank\s+\d+ = -?\d" becomes " = -?\d". A pattern it cannot read safely (mid-pattern flags,
 // \Q...\E, escapes it does not know) is returned whole.
 std::string prefilterExpression(std::string_view pattern);
 
