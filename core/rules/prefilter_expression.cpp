@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/text.h"
 #include "core/rules/prefilter.h"
 
 namespace denpex::core {
@@ -167,8 +168,8 @@ bool chatterWord(std::string_view run) {
   size_t b = 0, e = run.size();
   while (b < e && !isAlnum(run[b])) ++b;
   while (e > b && !isAlnum(run[e - 1])) --e;
-  std::string word;
-  for (size_t i = b; i < e; ++i) word.push_back(static_cast<char>(run[i] >= 'A' && run[i] <= 'Z' ? run[i] + 32 : run[i]));
+  std::string word(run.substr(b, e - b));
+  for (char& c : word) c = text::toLower(c);
   for (std::string_view w : {"rank", "loss", "step", "info", "epoch", "iter"})
     if (word == w) return true;
   return false;
