@@ -19,8 +19,7 @@ struct Item {
   bool literal = false;
 };
 
-bool isAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool isHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+using text::isAlnum;
 
 // The end of the escape that starts at p[i] == '\\'; npos for one this reading does not know.
 // `literal`: whether it stands for one character (an escaped punctuation mark).
@@ -40,7 +39,7 @@ size_t escapeEnd(std::string_view p, size_t i, bool& literal) {
       size_t close = p.find('}', i + 3);
       return close == std::string_view::npos ? close : close + 1;
     }
-    if (i + 3 < p.size() && isHex(p[i + 2]) && isHex(p[i + 3])) return i + 4;
+    if (i + 3 < p.size() && text::isXDigit(p[i + 2]) && text::isXDigit(p[i + 3])) return i + 4;
     return std::string_view::npos;
   }
   if (c == 'p' || c == 'P') {
