@@ -2,6 +2,7 @@
 #include "io/parallel_feed.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -44,6 +45,35 @@ struct Block {
 // inputs sets `begins` (a name and a default rank) on the first block of each.
 using NextBlock = std::function<bool(std::string& text, Begins& begins)>;
 
+// Adds the time from its making to its end to `to`, when there are stats to keep.
+class StageClock {
+ public:
+  explicit StageClock(std::atomic<uint64_t>* to) : to_(to) {
+    if (to_) from_ = std::chrono::steady_clock::now();
+  }
+  ~StageClock() {
+    if (!to_) return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - from_).count();
+    to_->fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+  }
+  StageClock(const StageClock&) = delete;
+  StageClock& operator=(const StageClock&) = delete;
+
+ private:
+  std::atomic<uint64_t>* to_;
+  std::chrono::steady_clock::time_point from_;
+};
+
+std::atomic<uint64_t>* stage(const FeedOptions& options, std::atomic<uint64_t> FeedStats::*which) {
+  return options.stats ? &(options.stats->*which) : nullptr;
+}
+
+void keepMax(std::atomic<unsigned>& to, unsigned value) {
+  unsigned now = to.load(std::memory_order_relaxed);
+  while (now < value && !to.compare_exchange_weak(now, value, std::memory_order_relaxed)) {
+  }
+}
+
 unsigned workerCount(const FeedOptions& options) {
   if (options.threads > 0) return options.threads;
   return std::max(1u, std::thread::hardware_concurrency());
@@ -61,6 +91,7 @@ struct Analyst {
 
   // Computes the block's facts (core::analyzeLines, pure), with the prefilter ready now.
   void analyze(const Block& block, const core::Matcher& matcher, const FeedOptions& options) {
+    StageClock clock(stage(options, &FeedStats::analyzeNs));
     const core::Prefilter* prefilter = options.prefilter;
     if (!prefilter && options.lazyPrefilter) prefilter = options.lazyPrefilter->get();
     if (prefilter && prefilter != scratchFor) {
@@ -79,7 +110,9 @@ struct Analyst {
   }
 
   // Hands the facts to the diagnoser (beginning the block's input first, when it begins one).
-  void apply(const Block& block, core::Diagnoser& diagnoser) {
+  void apply(const Block& block, core::Diagnoser& diagnoser, const FeedOptions& options) {
+    StageClock clock(stage(options, &FeedStats::applyNs));
+    if (options.stats) options.stats->bytes.fetch_add(block.text.size(), std::memory_order_relaxed);
     if (block.begins) diagnoser.beginSource(block.begins->first, block.begins->second);
     diagnoser.addFacts(facts);
   }
@@ -109,6 +142,7 @@ struct Reader {
 
   // Reads the next block into `block`; false at the end of the input (or after a cancel).
   bool read(Block& block, const FeedOptions& options) {
+    StageClock clock(stage(options, &FeedStats::readNs));
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) ended = true;
     if (ended) return false;
     block.begins.reset();
@@ -166,10 +200,11 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
     readFirst.push_back(std::move(block));
   }
   if (readFirst.size() < 2) {
+    if (options.stats) keepMax(options.stats->threads, 1u);
     if (!readFirst.empty()) {
       Analyst here;
       here.analyze(*readFirst.front(), matcher, options);
-      here.apply(*readFirst.front(), diagnoser);
+      here.apply(*readFirst.front(), diagnoser, options);
       if (readFirst.front()->begins && begun) begun(readFirst.front()->beginsIndex);
       if (options.progress) options.progress(readFirst.front()->text.size());
     }
@@ -188,6 +223,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
   uint64_t appliedSeq = 0;  // the blocks applied so far
   std::deque<Applied> events;
   const unsigned workers = workerCount(options);
+  if (options.stats) keepMax(options.stats->threads, workers);
   unsigned running = workers;
 
   auto work = [&] {
@@ -210,7 +246,7 @@ bool run(core::Diagnoser& diagnoser, const core::Matcher& matcher, const NextBlo
         // the one before it applied.
         std::unique_lock<std::mutex> lock(mutex);
         turn.wait(lock, [&] { return appliedSeq == block->seq; });
-        analyst.apply(*block, diagnoser);
+        analyst.apply(*block, diagnoser, options);
         ++appliedSeq;
         if (reporting) {
           Applied event;

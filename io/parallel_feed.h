@@ -53,6 +53,18 @@ class LazyPrefilter {
   std::thread thread_;
 };
 
+// Where a feed's time went, for `denpex diagnose --stats`: added to by every feed given it. The
+// reading and the applying run one block at a time (each under its own lock, so the two may
+// overlap); the analysing runs on every worker at once. Their sum is the feed's CPU time, near
+// enough; the larger of the two one-at-a-time stages is what no number of cores takes away.
+struct FeedStats {
+  std::atomic<uint64_t> readNs{0};     // reading blocks of lines from the input
+  std::atomic<uint64_t> analyzeNs{0};  // computing their facts, all workers together
+  std::atomic<uint64_t> applyNs{0};    // handing the facts to the diagnoser, in order
+  std::atomic<uint64_t> bytes{0};      // bytes of lines read
+  std::atomic<unsigned> threads{0};    // the most workers one feed ran
+};
+
 struct FeedOptions {
   unsigned threads = 0;           // worker threads; 0: one per core
   size_t blockBytes = 128u << 10;  // a block ends at the first '\n' after this many bytes
@@ -67,6 +79,8 @@ struct FeedOptions {
   // (in order). A worker applied the block and may be applying the next ones meanwhile: the
   // callback must not touch the diagnoser.
   std::function<void(uint64_t bytes)> progress;
+  // When set, the time of each stage is added to it (a clock read per block, nothing per line).
+  FeedStats* stats = nullptr;
 };
 
 // Reads `in` to its end into `diagnoser`, which must be at a line start (after beginSource, or

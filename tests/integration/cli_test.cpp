@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/process.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -198,6 +200,42 @@ TEST(Cli, ReadsStdinAndSeveralFiles) {
   EXPECT_EQ(j["sources"].size(), 2u);
   ASSERT_EQ(j["findings"].size(), 3u);
   EXPECT_EQ(j["findings"][0]["evidence"][0]["source"], "tests/rules/gradient-explosion/match/sgd-high-lr.log");
+}
+
+// --stats tells what was read and where the time went, on standard error, and changes nothing
+// on standard output: a log of several blocks (so that the workers run), read on two threads.
+TEST_F(ScratchProject, StatsTellWhatWasReadAndWhereTheTimeWent) {
+  std::string log;
+  for (int i = 0; i < 12000; ++i)
+    log += "[rank" + std::to_string(i % 4) + "]:step " + std::to_string(i) + " | loss 0.69 | grad_norm 0.12 | lr 1e-05\n";
+  log += readAll(dir_ / "train.log");
+  writeAll(dir_ / "big.log", log);
+  const auto lines = static_cast<size_t>(std::count(log.begin(), log.end(), '\n'));
+  Result plain = denpex({"diagnose", "--format", "json", "--threads", "2", "big.log"}, dir_);
+  Result stats = denpex({"diagnose", "--format", "json", "--threads", "2", "--stats", "big.log"}, dir_);
+  EXPECT_EQ(stats.code, 1) << stats.err;
+  EXPECT_EQ(stats.out, plain.out);
+  EXPECT_TRUE(plain.err.find("stats:") == std::string::npos) << plain.err;
+  std::map<std::string, double> figures;
+  std::istringstream err(stats.err);
+  for (std::string line; std::getline(err, line);) {
+    std::istringstream words(line);
+    std::string tag, name;
+    double value = -1;
+    if (words >> tag >> name >> value && tag == "stats:") figures[name] = value;
+  }
+  EXPECT_EQ(figures["bytes"], static_cast<double>(log.size())) << stats.err;
+  EXPECT_EQ(figures["lines"], static_cast<double>(lines)) << stats.err;
+  EXPECT_EQ(figures["threads"], 2) << stats.err;
+  for (const char* stage : {"seconds", "reading", "analysing", "applying"}) {
+    ASSERT_TRUE(figures.count(stage)) << stage << " missing in:\n" << stats.err;
+    EXPECT_GE(figures[stage], 0) << stage;
+  }
+  EXPECT_GT(figures["analysing"], 0) << stats.err;
+  // A log of one block is read on the calling thread.
+  Result small = denpex({"diagnose", "--stats", "train.log"}, dir_);
+  EXPECT_TRUE(contains(small.err, "stats: threads 1\n")) << small.err;
+  EXPECT_TRUE(contains(small.err, "stats: lines 17\n")) << small.err;
 }
 
 TEST(Cli, MachineReadableFormats) {
