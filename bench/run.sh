@@ -121,6 +121,8 @@ read -r t_folder _ < <(fastest folder)
 read -r t_floor t_floor_metrics < <(fastest floor)
 t_floor_metrics=${t_floor_metrics:--}
 read -r t_one _ < <(best 1 --diagnosis "$denpex" diagnose --format json --threads 1 "$work/big.log")
+startup=$(ms 10 "$denpex" diagnose "$work/small.log")
+version=$(ms 10 "$denpex" version)
 # Where the time goes (denpex diagnose --stats): the best of RUNS runs. Reading and applying run
 # one block at a time, so the larger of the two is what no number of cores takes away; the three
 # stages together are the CPU time that more cores share.
@@ -135,8 +137,6 @@ read -r s_wall s_read s_analyze s_apply < "$work/t.stats"
 same=$(grep -q '"rule": "adamw-eps-fp16-underflow"' "$work/parallel.json" && cmp -s "$work/parallel.json" "$work/serial.json" &&
   echo identical || echo DIFFERENT)
 [[ ! -e $work/failed ]] || exit 1
-startup=$(ms 10 "$denpex" diagnose "$work/small.log")
-version=$(ms 10 "$denpex" version)
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "log: $(awk -v b="$bytes" 'BEGIN{printf "%.0f MiB", b/1048576}'), $(wc -l < "$work/big.log") lines, 64 ranks; $(wc -l < "$work/patterns.txt") patterns (one per rule signal) for grep and rg"
@@ -155,7 +155,7 @@ echo "| that pass and every line's metrics read / cat (the floor under denpex / 
 echo "| denpex, one thread / all cores | $(ratio "$t_one" "$t_dx") | |"
 echo "| where the time went (--stats, its best run: ${s_wall} s): reading, analysing (all threads added up), applying in order | ${s_read} s, ${s_analyze} s, ${s_apply} s | |"
 echo "| the one-block-at-a-time stage (the larger of reading and applying) / cat: the least denpex / cat on any number of cores, before start-up and the report | $(awk -v r="$s_read" -v a="$s_apply" -v c="$t_cat" 'BEGIN{m = r > a ? r : a; printf "%.2f", m / (c > 0 ? c : 0.001)}') | |"
-echo "| cores for denpex / cat <= 4, estimated from those: what is not the feed (denpex's time less --stats' seconds: start-up, rules, the report) plus the stages' time shared by the cores, or that one-at-a-time stage if longer | $(awk -v r="$s_read" -v n="$s_analyze" -v a="$s_apply" -v c="$t_cat" -v t="$t_dx" -v w="$s_wall" 'BEGIN{m = r > a ? r : a; f = t - w; if (f < 0) f = 0; g = 4 * c - f; if (m >= g) print "none"; else { k = (r + n + a) / g; printf "%d (estimated, not measured)", (k == int(k) ? k : int(k) + 1) } }') | |"
+echo "| cores for denpex / cat <= 4, estimated from those: the 3-line log's time (start-up, rules, the report) plus the three stages' time shared by the cores, or the one-at-a-time stage where that is longer | $(awk -v r="$s_read" -v n="$s_analyze" -v a="$s_apply" -v c="$t_cat" -v f="$startup" 'BEGIN{m = r > a ? r : a; g = 4 * c - f / 1000; if (m >= g) print "none"; else { k = (r + n + a) / g; printf "%d (estimated, not measured)", (k == int(k) ? k : int(k) + 1) } }') | |"
 echo "| the same log as a folder, one file per rank / as one file | $(ratio "$t_folder" "$t_dx") (${t_folder} s) | |"
 echo "| parallel and serial JSON | ${same} | identical |"
 echo "| log twice as long / once (linear: 2.0) | $(ratio "$t_dx" "$t_half") | 2.0 |"
