@@ -97,7 +97,9 @@ bytes=$(stat -c %s "$work/big.log")
 # slows every one of them alike and the ratios between them hold; each figure is the best of its
 # rounds. (The doubled rules' first run compiles their prefilter; the cache serves the others.)
 # The floors (bench/scan_floor.cpp): the Vectorscan pass alone over every line on every core, and
-# that pass with every line's metrics read.
+# that pass with every line's metrics read. The stages' times (--stats): reading and applying run
+# one block at a time, so the larger of the two is what no number of cores takes away; the three
+# together are the CPU time that more cores would share.
 for ((round = 0; round < runs; round++)); do
   best 1 --diagnosis "$denpex" diagnose --format json "$work/big.log" >> "$work/t.dx"
   best 1 grep -c -E -f "$work/patterns.txt" "$work/big.log" >> "$work/t.grep"
@@ -108,6 +110,9 @@ for ((round = 0; round < runs; round++)); do
   best 1 --diagnosis "$denpex" diagnose --format json --rules "$work/twins" "$work/big.log" >> "$work/t.twins"
   best 1 --diagnosis "$denpex" diagnose --format json "$work/ranks" >> "$work/t.folder"
   if [[ -x build/scan_floor ]]; then build/scan_floor "$work/big.log" 3 >> "$work/t.floor"; fi
+  # Where the time goes (denpex diagnose --stats): seconds, then reading, analysing and applying.
+  { "$denpex" diagnose --stats --format json "$work/big.log" 2>&1 > /dev/null || true; } |
+    awk '$1 == "stats:" { v[$2] = $3 } END { print v["seconds"], v["reading"], v["analysing"], v["applying"] }' >> "$work/t.stats"
 done
 [[ ! -e $work/failed ]] || exit 1
 fastest() { if [[ -s $work/t.$1 ]]; then sort -n "$work/t.$1" | head -1; else echo -; fi; }
@@ -123,14 +128,7 @@ t_floor_metrics=${t_floor_metrics:--}
 read -r t_one _ < <(best 1 --diagnosis "$denpex" diagnose --format json --threads 1 "$work/big.log")
 startup=$(ms 10 "$denpex" diagnose "$work/small.log")
 version=$(ms 10 "$denpex" version)
-# Where the time goes (denpex diagnose --stats): the best of RUNS runs. Reading and applying run
-# one block at a time, so the larger of the two is what no number of cores takes away; the three
-# stages together are the CPU time that more cores share.
-for ((i = 0; i < runs; i++)); do
-  { "$denpex" diagnose --stats --format json "$work/big.log" 2>&1 > /dev/null || true; } |
-    awk '$1 == "stats:" { v[$2] = $3 } END { print v["seconds"], v["reading"], v["analysing"], v["applying"] }'
-done | sort -n | head -1 > "$work/t.stats"
-read -r s_wall s_read s_analyze s_apply < "$work/t.stats"
+read -r s_wall s_read s_analyze s_apply < <(fastest stats)
 "$denpex" diagnose --format json "$work/big.log" > "$work/parallel.json" || true
 "$denpex" diagnose --format json --threads 1 "$work/big.log" > "$work/serial.json" || true
 # Identical, and a diagnosis: two empty outputs (two crashes) are not "identical".
