@@ -81,18 +81,22 @@ struct Diagnoser::State {
     previous = *previousRef;
     previousRef = nullptr;
   }
-  // The rank of the line before (std::map nodes never move). A copy of the state (snapshot)
-  // starts without it, so that it never points into the state it was copied from.
-  struct RankCache {
-    RankState* state = nullptr;
-    int key = 0;
-    RankCache() = default;
-    RankCache(const RankCache&) {}
-    RankCache& operator=(const RankCache&) {
-      state = nullptr;
+  // Each rank's state by its number, for ranks below kIndexedRanks (and -1, at slot 0). The
+  // lines of a multi-rank log interleave their ranks, so the rank of the line before was seldom
+  // this line's, and searching the map for nearly every line was most of what apply cost (apply
+  // runs one block at a time, whatever the number of cores). std::map nodes never move. A copy of
+  // the state (snapshot) starts with an empty index, so that it never points into the state it
+  // was copied from.
+  static constexpr int kIndexedRanks = 4096;
+  struct RankIndex {
+    std::vector<RankState*> slots;
+    RankIndex() = default;
+    RankIndex(const RankIndex&) {}
+    RankIndex& operator=(const RankIndex&) {
+      slots.clear();
       return *this;
     }
-  } lastRank;
+  } rankIndex;
 
   State(const RuleSet& r, const Matcher& m, Options o)
       : rules(r), matcher(m), options(o), exceptions(o.maxExceptionGroups) {}
@@ -105,10 +109,12 @@ struct Diagnoser::State {
   }
 
   RankState& rank(int r) {
-    if (lastRank.state && lastRank.key == r) return *lastRank.state;  // consecutive lines mostly share a rank
-    lastRank.key = r;
-    lastRank.state = &rankSlow(r);
-    return *lastRank.state;
+    if (r < -1 || r >= kIndexedRanks) return rankSlow(r);
+    auto slot = static_cast<size_t>(r + 1);
+    if (slot >= rankIndex.slots.size()) rankIndex.slots.resize(std::max<size_t>(slot + 1, 2 * rankIndex.slots.size()), nullptr);
+    RankState*& state = rankIndex.slots[slot];
+    if (!state) state = &rankSlow(r);
+    return *state;
   }
 
   RankState& rankSlow(int r) {
@@ -126,7 +132,7 @@ struct Diagnoser::State {
       ++linesOutsideRanks;
       return -1;
     }
-    if ((lastRank.state && lastRank.key == r) || rankCount < kMaxRanks || ranks.count(r)) return r;
+    if (rankCount < kMaxRanks || ranks.count(r)) return r;
     ++linesOutsideRanks;
     return -1;
   }
