@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -12,13 +11,14 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/base/text.h"
 #include "core/parse/launcher.h"
 #include "core/parse/log_line.h"
 #include "core/rules/rule_bundle.h"
+#include "io/feed_blocks.h"
 #include "io/prefilter_cache.h"
-#include <vector>
 
 namespace denpex::io {
 namespace {
@@ -329,96 +329,6 @@ void LazyPrefilter::prepareFor(uintmax_t bytes) {
 LazyPrefilter::~LazyPrefilter() {
   if (thread_.joinable()) thread_.join();
 }
-
-namespace {
-
-// Blocks of whole lines read from a stream: a line cut by a read is carried to the next block,
-// and a line past kMaxLineBytes keeps its first kMaxLineBytes only.
-class StreamBlocks {
- public:
-  explicit StreamBlocks(std::istream& in) : in_(in) {}
-  // The next block into `text` (empty at the end); false once a read failed.
-  bool next(std::string& text, size_t blockBytes) {
-    text.assign(carry_);  // keeps the capacity of a reused block
-    carry_.clear();
-    size_t want = std::max<size_t>(blockBytes, 1);
-    size_t lineStart = 0;  // where the line that is not finished yet starts in `text`
-    while (in_) {
-      size_t at = text.size();
-      text.resize(at + want);
-      in_.read(text.data() + at, static_cast<std::streamsize>(want));
-      text.resize(at + static_cast<size_t>(in_.gcount()));
-      if (skipping_) {
-        size_t nl = text.find('\n', at);
-        if (nl == std::string::npos) {
-          text.resize(at);
-          continue;
-        }
-        text.erase(at, nl - at);  // the line keeps its first kMaxLineBytes and its '\n'
-        skipping_ = false;
-      }
-      size_t nl = text.rfind('\n');
-      if (nl != std::string::npos && nl >= at) {  // the block ends after its last whole line
-        carry_.assign(text, nl + 1);
-        text.resize(nl + 1);
-        if (carry_.size() > core::kMaxLineBytes) {
-          carry_.resize(core::kMaxLineBytes);
-          skipping_ = true;
-        }
-        break;
-      }
-      if (nl != std::string::npos) lineStart = nl + 1;
-      if (text.size() - lineStart > core::kMaxLineBytes) {
-        // A line with no end in sight: keep its start, drop the rest up to its '\n'.
-        text.resize(lineStart + core::kMaxLineBytes);
-        skipping_ = true;
-      }
-    }
-    if (in_.bad()) failed_ = true;
-    return !failed_;
-  }
-  bool failed() const { return failed_; }
-
- private:
-  std::istream& in_;
-  std::string carry_;      // the start of a line the last read cut
-  bool skipping_ = false;  // in a line past kMaxLineBytes: its bytes are dropped up to its '\n'
-  bool failed_ = false;
-};
-
-// Blocks of whole lines copied from text in memory; a line past kMaxLineBytes keeps its first
-// kMaxLineBytes only.
-class TextBlocks {
- public:
-  explicit TextBlocks(std::string_view text) : text_(text) {}
-  void next(std::string& block, size_t blockBytes) {
-    block.clear();
-    if (at_ >= text_.size()) return;
-    size_t want = std::max<size_t>(blockBytes, 1);
-    size_t end = std::min(text_.size(), at_ + want);
-    size_t nl = text_.find('\n', end - 1);
-    end = nl == std::string_view::npos ? text_.size() : nl + 1;
-    if (end - at_ <= core::kMaxLineBytes) {  // no line in it can be too long: one copy
-      block.assign(text_.substr(at_, end - at_));
-      at_ = end;
-      return;
-    }
-    // Whole lines up to the block size; a line past kMaxLineBytes is copied only that far.
-    while (at_ < text_.size() && block.size() < want) {
-      size_t nl = text_.find('\n', at_);
-      size_t end = nl == std::string_view::npos ? text_.size() : nl;
-      block.append(text_.substr(at_, std::min(end - at_, core::kMaxLineBytes)));
-      if (nl != std::string_view::npos) block.push_back('\n');
-      at_ = nl == std::string_view::npos ? text_.size() : nl + 1;
-    }
-  }
-
- private:
-  std::string_view text_;
-  size_t at_ = 0;
-};
-
-}  // namespace
 
 bool feedStream(core::Diagnoser& diagnoser, const core::Matcher& matcher, std::istream& in, FeedOptions options) {
   StreamBlocks blocks(in);
