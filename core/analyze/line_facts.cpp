@@ -12,6 +12,14 @@
 
 namespace denpex::core {
 
+namespace {
+
+// What a line stating the world size holds, without case (statedWorldSize reads the number).
+constexpr std::string_view kWorldSizeWords[] = {"world_size", "world size"};
+const auto& worldSizeWords() { return kWorldSizeWords; }
+
+}  // namespace
+
 const std::vector<PrefilterLiteral>& lineLiterals() {
   // Never destroyed, like every function-local static in the project: a diagnosis thread may
   // still read it while exit() runs the destructors of statics.
@@ -20,6 +28,7 @@ const std::vector<PrefilterLiteral>& lineLiterals() {
     for (auto p : LauncherTracker::phrases()) out.push_back({p, false});
     for (auto t : secretTriggers()) out.push_back({t, true});
     for (auto n : TracebackTracker::loggedExceptionNotices()) out.push_back({n, false});
+    for (auto w : worldSizeWords()) out.push_back({w, true});
     return out;
   }());
   return kLiterals;
@@ -215,12 +224,14 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
   const int firstNotice = firstTrigger + static_cast<int>(secretTriggers().size());
   maskSecretsOf(out, before, texts, ownAt, joinedAt, literalsScanned ? &found : nullptr, patternCount);
   size_t cursor = 0;  // into found.hits, which is sorted by text; texts are visited in order
+  const int firstWorld = firstNotice + static_cast<int>(TracebackTracker::loggedExceptionNotices().size());
   bool phraseSeen = false;  // in the text last matched
   bool noticeSeen = false;  // a library's notice of a logged exception, in the text last matched
+  bool worldSeen = false;   // words of a stated world size, in the text last matched
   auto match = [&](size_t t, std::string_view s, std::vector<Matcher::Hit>& hits) {
-    phraseSeen = noticeSeen = !phrasesScanned;
+    phraseSeen = noticeSeen = worldSeen = !phrasesScanned;
     if (!filtered || found.all[t]) {
-      phraseSeen = noticeSeen = true;
+      phraseSeen = noticeSeen = worldSeen = true;
       matcher.match(s, hits);
       return;
     }
@@ -231,6 +242,7 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
       int id = found.hits[cursor].second;
       if (id < patternCount) patterns.push_back(id);
       else if (id < firstTrigger) phraseSeen = true;
+      else if (id >= firstWorld) worldSeen = true;
       else if (id >= firstNotice) noticeSeen = true;
     }
     if (!prefilter->residual().empty()) {
@@ -248,6 +260,8 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
     match(ownAt[i], message, f.hits);
     f.launcher = phraseSeen && LauncherTracker::concerns(message);
     if (noticeSeen && !f.traceback) f.traceback = TracebackTracker::announcesLoggedException(f.line.body());
+    // The run's world size is stated by the launcher or rank 0: other ranks' lines are not read for it.
+    if (worldSeen && f.line.rank < 1) f.worldSize = statedWorldSize(message);
     if (joinedAt[i] != SIZE_MAX) {
       hits.clear();
       match(joinedAt[i], texts[joinedAt[i]], hits);
@@ -255,8 +269,6 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
       for (auto& w : f.wrapped) maskSecrets(w.shown);  // a secret cut in two by the wrap
     }
     f.metrics = extractMetrics(message);
-    // The run's world size is stated by the launcher or rank 0: other ranks' lines are not read for it.
-    if (f.line.rank < 1) f.worldSize = statedWorldSize(message);
   }
 }
 

@@ -52,9 +52,10 @@ void analyzeLines(const Matcher& matcher, std::string_view text, uint32_t source
                   const ParsedLine* before, std::vector<LineFacts>& out, const Prefilter* prefilter = nullptr,
                   Prefilter::Scratch* scratch = nullptr);
 
-// What the line prefilter looks for besides the patterns: the launcher's phrases (so that one pass
-// also tells which lines the launcher must read), then the words secrets come with (so that it
-// also tells which lines to mask: secretTriggers(), without case).
+// What the line prefilter looks for besides the patterns, so that the one pass also tells which
+// lines need a closer look: the launcher's phrases (lines the launcher must read), the words
+// secrets come with (lines to mask: secretTriggers(), without case), the notices of a logged
+// exception, and the words of a stated world size (without case).
 const std::vector<PrefilterLiteral>& lineLiterals();
 
 // The prefilter analyzeLines works best with: the matcher's patterns and lineLiterals(). Loaded from `saved` (one
