@@ -3,6 +3,7 @@
 #include "io/parallel_feed.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -448,6 +449,27 @@ TEST_F(ParallelFeedTest, FoldersReadInParallelAnswerAsLineByLine) {
 
 // Line ends and odd bytes: CRLF, no final newline, empty lines, a lone '\r', bytes outside
 // ASCII (scanned as their ASCII image), a NUL.
+// A world size the launcher or rank 0 states is read on every path: serially, and in blocks
+// with either prefilter (which picks the lines that may state it): a rank past it is no rank of
+// the run, and its lines are counted apart.
+TEST_F(ParallelFeedTest, AStatedWorldSizeIsReadWithOrWithoutThePrefilter) {
+  const std::string statements[] = {
+      "WORLD_SIZE=2",
+      "[rank0]:world_size: 2",
+      "[rank0]:2026-11-30 08:00:05,101 - INFO - world size 2, backend nccl",
+      "{'world_size': 2, 'backend': 'nccl'}",
+  };
+  for (const auto& statement : statements) {
+    std::string text = statement + "\n[rank1]:step 1 | loss 0.5\n[rank3]:step 1 | loss 0.5\n";
+    std::string serial = json(core::diagnoseText(rules_->rules, *rules_->matcher, text, "log"));
+    EXPECT_EQ(nlohmann::json::parse(serial).value("lines_outside_ranks", 0), 1) << statement << "\n" << serial;
+    for (const core::Prefilter* prefilter : {static_cast<const core::Prefilter*>(prefilter_), static_cast<const core::Prefilter*>(saved_)}) {
+      EXPECT_EQ(viaFeed(text, options(2, 1, prefilter)), serial) << statement;
+      EXPECT_EQ(viaFeed(text, options(1, 1 << 20, prefilter)), serial) << statement;
+    }
+  }
+}
+
 TEST_F(ParallelFeedTest, SameAnswerOnOddText) {
   const std::string texts[] = {
       "",
