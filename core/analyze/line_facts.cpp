@@ -12,13 +12,8 @@
 
 namespace denpex::core {
 
-namespace {
-
 // What a line stating the world size holds, without case (statedWorldSize reads the number).
 constexpr std::string_view kWorldSizeWords[] = {"world_size", "world size"};
-const auto& worldSizeWords() { return kWorldSizeWords; }
-
-}  // namespace
 
 const std::vector<PrefilterLiteral>& lineLiterals() {
   // Never destroyed, like every function-local static in the project: a diagnosis thread may
@@ -28,7 +23,7 @@ const std::vector<PrefilterLiteral>& lineLiterals() {
     for (auto p : LauncherTracker::phrases()) out.push_back({p, false});
     for (auto t : secretTriggers()) out.push_back({t, true});
     for (auto n : TracebackTracker::loggedExceptionNotices()) out.push_back({n, false});
-    for (auto w : worldSizeWords()) out.push_back({w, true});
+    for (auto w : kWorldSizeWords) out.push_back({w, true});
     return out;
   }());
   return kLiterals;
@@ -222,9 +217,9 @@ void completeFacts(const Matcher& matcher, std::vector<LineFacts>& out, const Pa
   const bool phrasesScanned = literalsScanned;
   const int firstTrigger = patternCount + static_cast<int>(LauncherTracker::phrases().size());
   const int firstNotice = firstTrigger + static_cast<int>(secretTriggers().size());
+  const int firstWorld = firstNotice + static_cast<int>(TracebackTracker::loggedExceptionNotices().size());
   maskSecretsOf(out, before, texts, ownAt, joinedAt, literalsScanned ? &found : nullptr, patternCount);
   size_t cursor = 0;  // into found.hits, which is sorted by text; texts are visited in order
-  const int firstWorld = firstNotice + static_cast<int>(TracebackTracker::loggedExceptionNotices().size());
   bool phraseSeen = false;  // in the text last matched
   bool noticeSeen = false;  // a library's notice of a logged exception, in the text last matched
   bool worldSeen = false;   // words of a stated world size, in the text last matched
